@@ -1,0 +1,177 @@
+import type { Ctx } from "../../context.js";
+import type { ActivityRow } from "../../db/tables.js";
+import { failedPrecondition, invalidArgument } from "../../errors.js";
+import { listLimit } from "../../lib/paging.js";
+import type {
+  ActivityPatchInput,
+  DeleteActivitiesInput,
+  GetActivitiesInput,
+  NewActivityInput,
+} from "./schemas.js";
+import * as store from "./store.js";
+
+export interface ItemOutcome {
+  readonly success: boolean;
+  readonly message: string;
+}
+
+export interface ActivityPage {
+  /** Serialized records, spliced into the response as they are stored. */
+  readonly records: string[];
+  readonly pageToken: string;
+}
+
+/** Lists activities of one organization, newest first unless `order` is asc (SPEC §4.1, DESIGN §4). */
+export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promise<ActivityPage> {
+  const order = input.order ?? "desc";
+  const limit = listLimit(input.pageSize);
+  const { pageToken, ...rest } = input;
+  const query = { ...rest, order, pageSize: limit };
+  const after = pageToken ? toSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now())) : null;
+  const page = await store.listActivities(
+    ctx.db,
+    {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      ...pick(input, ["documentId", "targetEntityId", "userId", "featureTypes", "actionTypes"]),
+      ...(input.activityIds ? { ids: input.activityIds } : {}),
+    },
+    order,
+    after,
+    limit,
+  );
+  return {
+    records: page.records,
+    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+  };
+}
+
+/**
+ * Writes activities to one document (SPEC §4.2). A given id replaces the existing
+ * record whole; a batch is validated completely before anything is written.
+ */
+export async function addActivities(
+  ctx: Ctx,
+  input: { organizationId: string; documentId: string; activities: readonly NewActivityInput[] },
+): Promise<void> {
+  if (!ctx.workspace.activityService) {
+    throw failedPrecondition("Activity service is not enabled for this workspace.");
+  }
+  input.activities.forEach((activity, index) => {
+    if (activity.featureType === "custom" && activity.targetEntityId === undefined) {
+      const field = `data.activities[${index}].targetEntityId`;
+      throw invalidArgument(`${field} is required when featureType is custom.`, [
+        { field, message: "Required when featureType is custom." },
+      ]);
+    }
+  });
+  const timestamp = ctx.clock.now();
+  const rows = input.activities.map((activity): ActivityRow => {
+    const id = activity.id ?? ctx.ids();
+    const record = publicRecord(ctx, input, activity, id, timestamp);
+    return {
+      workspace_id: ctx.workspace.id,
+      organization_id: input.organizationId,
+      id,
+      document_id: input.documentId,
+      target_entity_id: activity.targetEntityId ?? null,
+      feature_type: activity.featureType,
+      action_type: activity.actionType,
+      user_id: activity.actionUser.userId,
+      timestamp,
+      record: JSON.stringify(record),
+    };
+  });
+  await ctx.db.transaction().execute((trx) => store.upsertActivities(trx, rows));
+}
+
+/** Merges the given fields into existing records (SPEC §4.3); unknown ids fail alone. */
+export async function updateActivities(
+  ctx: Ctx,
+  input: { organizationId: string; activities: readonly ActivityPatchInput[] },
+): Promise<Record<string, ItemOutcome>> {
+  const results: Record<string, ItemOutcome> = {};
+  await ctx.db.transaction().execute(async (trx) => {
+    const ids = [...new Set(input.activities.map((a) => a.id))];
+    const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    const records = new Map(existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]));
+    for (const { id, ...fields } of input.activities) {
+      const record = records.get(id);
+      if (!record) {
+        results[id] = { success: false, message: "Failed to update activity." };
+        continue;
+      }
+      Object.assign(record, fields);
+      results[id] = { success: true, message: "Activity updated." };
+    }
+    for (const [id, record] of records) {
+      await store.replaceRecord(trx, ctx.workspace.id, input.organizationId, id, JSON.stringify(record));
+    }
+  });
+  return results;
+}
+
+export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;
+
+/**
+ * Deletes activities of an organization narrowed by document, target entity or ids.
+ * With `activityIds` the answer is per id; otherwise it is the number deleted.
+ */
+export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): Promise<DeleteOutcome> {
+  if (input.documentId === undefined && input.targetEntityId === undefined && input.activityIds === undefined) {
+    throw invalidArgument("Provide at least one of data.documentId, data.activityIds or data.targetEntityId.", [
+      { field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." },
+    ]);
+  }
+  const deleted = await ctx.db.transaction().execute((trx) =>
+    store.deleteActivities(trx, {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      ...pick(input, ["documentId", "targetEntityId"]),
+      ...(input.activityIds ? { ids: input.activityIds } : {}),
+    }),
+  );
+  if (!input.activityIds) return { deletedCount: deleted.length };
+  const gone = new Set(deleted);
+  return Object.fromEntries(
+    input.activityIds.map((id) => [
+      id,
+      gone.has(id)
+        ? { success: true, message: "Activity deleted." }
+        : { success: false, message: "Failed to delete activity." },
+    ]),
+  );
+}
+
+/** The record as get returns it: SPEC §2.1 order, then the add-only fields that were set. */
+function publicRecord(
+  ctx: Ctx,
+  input: { organizationId: string; documentId: string },
+  activity: NewActivityInput,
+  id: string,
+  timestamp: number,
+): Record<string, unknown> {
+  const { id: _given, featureType, actionType, actionUser, ...optional } = activity;
+  return {
+    id,
+    featureType,
+    actionType,
+    actionUser,
+    ...optional,
+    metadata: { apiKey: ctx.workspace.id, documentId: input.documentId, organizationId: input.organizationId },
+    timestamp,
+  };
+}
+
+function toSortKey(cursor: readonly (string | number)[]): store.SortKey {
+  const [timestamp, id] = cursor;
+  if (typeof timestamp !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
+  return [timestamp, id];
+}
+
+/** Copies the named keys that are present, so absent filters stay absent. */
+function pick<T extends object, K extends keyof T>(source: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}

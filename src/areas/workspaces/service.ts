@@ -1,0 +1,131 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Workspace } from "../../context.js";
+import type { Tables } from "../../db/tables.js";
+import { ApiError, invalidArgument, notFound } from "../../errors.js";
+import type { Clock } from "../../lib/clock.js";
+import { randomSecret } from "../../lib/ids.js";
+import { sha256Hex } from "../../lib/keys.js";
+import * as store from "./store.js";
+
+type Db = Kysely<Tables>;
+
+export const AUTH_MESSAGES = {
+  missingKey: "API key not found in headers.",
+  missingToken: "Auth token not found in headers.",
+  unknownKey: "Invalid API key.",
+  wrongToken: "Invalid auth token.",
+} as const;
+
+/**
+ * Resolves the two auth headers to a workspace (DESIGN §2–3). Every token of the
+ * workspace is compared in constant time, so timing tells nothing about which matched.
+ */
+export async function authenticate(db: Db, apiKey: unknown, authToken: unknown): Promise<Workspace> {
+  if (typeof apiKey !== "string" || apiKey === "") throw invalidArgument(AUTH_MESSAGES.missingKey);
+  if (typeof authToken !== "string" || authToken === "") throw invalidArgument(AUTH_MESSAGES.missingToken);
+  const rows = await db
+    .selectFrom("workspaces")
+    .leftJoin("auth_tokens", "auth_tokens.workspace_id", "workspaces.id")
+    .selectAll("workspaces")
+    .select("auth_tokens.token_hash")
+    .where("workspaces.id", "=", apiKey)
+    .execute();
+  if (rows.length === 0) throw new ApiError("PERMISSION_DENIED", AUTH_MESSAGES.unknownKey);
+  const presented = Buffer.from(sha256Hex(authToken), "hex");
+  let matched = false;
+  for (const row of rows) {
+    if (row.token_hash === null) continue;
+    matched = timingSafeEqual(presented, Buffer.from(row.token_hash, "hex")) || matched;
+  }
+  if (!matched) throw new ApiError("UNAUTHENTICATED", AUTH_MESSAGES.wrongToken);
+  return store.rowToWorkspace(rows[0]!);
+}
+
+export interface NewWorkspace {
+  readonly name?: string;
+  readonly apiKey?: string;
+  readonly activityService?: boolean;
+  readonly advancedQueries?: boolean;
+}
+
+export interface Credentials {
+  readonly workspace: Workspace;
+  readonly apiKey: string;
+  readonly authToken: string;
+}
+
+/** Creates a workspace with one auth token; features default to on, as for the first-start workspace. */
+export async function createWorkspace(
+  db: Db,
+  clock: Clock,
+  input: NewWorkspace = {},
+  authToken = randomSecret(),
+): Promise<Credentials> {
+  const workspace: Workspace = {
+    id: input.apiKey ?? randomSecret().slice(0, 32),
+    name: input.name ?? "default",
+    activityService: input.activityService ?? true,
+    advancedQueries: input.advancedQueries ?? true,
+    createdAt: clock.now(),
+  };
+  await db.transaction().execute(async (trx) => {
+    await store.insertWorkspace(trx, workspace);
+    await store.insertTokenHash(trx, workspace.id, sha256Hex(authToken), workspace.createdAt);
+  });
+  return { workspace, apiKey: workspace.id, authToken };
+}
+
+export async function requireWorkspace(db: Db, apiKey: string): Promise<Workspace> {
+  const workspace = await store.findWorkspace(db, apiKey);
+  if (!workspace) throw notFound("Workspace not found.");
+  return workspace;
+}
+
+/** Issues a new auth token; existing tokens stay valid until revoked. */
+export async function issueToken(db: Db, clock: Clock, apiKey: string): Promise<string> {
+  await requireWorkspace(db, apiKey);
+  const token = randomSecret();
+  await store.insertTokenHash(db, apiKey, sha256Hex(token), clock.now());
+  return token;
+}
+
+/** Revokes a token; effective for the next request in every process, since nothing caches tokens. */
+export async function revokeToken(db: Db, apiKey: string, token: string): Promise<void> {
+  await requireWorkspace(db, apiKey);
+  if (!(await store.deleteTokenHash(db, apiKey, sha256Hex(token)))) throw notFound("Auth token not found.");
+}
+
+export async function updateSettings(
+  db: Db,
+  apiKey: string,
+  settings: { activityService?: boolean; advancedQueries?: boolean },
+): Promise<Workspace> {
+  await requireWorkspace(db, apiKey);
+  await store.updateWorkspaceSettings(db, apiKey, settings);
+  return requireWorkspace(db, apiKey);
+}
+
+export type BootstrapOutcome =
+  | { readonly kind: "created"; readonly credentials: Credentials }
+  | { readonly kind: "configured" }
+  | { readonly kind: "none" };
+
+/**
+ * First start (DESIGN §1): with fixed credentials, make sure that workspace and token
+ * exist (idempotent); otherwise create one workspace when the database has none.
+ */
+export async function bootstrap(
+  db: Db,
+  clock: Clock,
+  fixed: { apiKey: string; authToken: string } | null,
+): Promise<BootstrapOutcome> {
+  if (fixed) {
+    const existing = await store.findWorkspace(db, fixed.apiKey);
+    if (existing) await store.insertTokenHash(db, existing.id, sha256Hex(fixed.authToken), clock.now());
+    else await createWorkspace(db, clock, { apiKey: fixed.apiKey }, fixed.authToken);
+    return { kind: "configured" };
+  }
+  if ((await store.countWorkspaces(db)) > 0) return { kind: "none" };
+  return { kind: "created", credentials: await createWorkspace(db, clock) };
+}

@@ -1,0 +1,80 @@
+import type { Kysely } from "kysely";
+import type { Workspace } from "../../context.js";
+import type { Tables, WorkspaceRow } from "../../db/tables.js";
+
+type Db = Kysely<Tables>;
+
+export function rowToWorkspace(row: WorkspaceRow): Workspace {
+  return {
+    id: row.id,
+    name: row.name,
+    activityService: row.activity_service === 1,
+    advancedQueries: row.advanced_queries === 1,
+    createdAt: row.created_at,
+  };
+}
+
+export async function findWorkspace(db: Db, id: string): Promise<Workspace | null> {
+  const row = await db.selectFrom("workspaces").selectAll().where("id", "=", id).executeTakeFirst();
+  return row ? rowToWorkspace(row) : null;
+}
+
+export async function countWorkspaces(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom("workspaces")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertWorkspace(db: Db, workspace: Workspace): Promise<void> {
+  await db
+    .insertInto("workspaces")
+    .values({
+      id: workspace.id,
+      name: workspace.name,
+      activity_service: workspace.activityService ? 1 : 0,
+      advanced_queries: workspace.advancedQueries ? 1 : 0,
+      created_at: workspace.createdAt,
+    })
+    .execute();
+}
+
+export async function updateWorkspaceSettings(
+  db: Db,
+  id: string,
+  settings: { activityService?: boolean; advancedQueries?: boolean },
+): Promise<void> {
+  const values: Partial<WorkspaceRow> = {};
+  if (settings.activityService !== undefined) values.activity_service = settings.activityService ? 1 : 0;
+  if (settings.advancedQueries !== undefined) values.advanced_queries = settings.advancedQueries ? 1 : 0;
+  if (Object.keys(values).length === 0) return;
+  await db.updateTable("workspaces").set(values).where("id", "=", id).execute();
+}
+
+export async function tokenHashes(db: Db, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("auth_tokens")
+    .select("token_hash")
+    .where("workspace_id", "=", workspaceId)
+    .execute();
+  return rows.map((r) => r.token_hash);
+}
+
+export async function insertTokenHash(db: Db, workspaceId: string, tokenHash: string, now: number) {
+  await db
+    .insertInto("auth_tokens")
+    .values({ workspace_id: workspaceId, token_hash: tokenHash, created_at: now })
+    .onConflict((oc) => oc.columns(["workspace_id", "token_hash"]).doNothing())
+    .execute();
+}
+
+/** Returns whether a token was removed. */
+export async function deleteTokenHash(db: Db, workspaceId: string, tokenHash: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("auth_tokens")
+    .where("workspace_id", "=", workspaceId)
+    .where("token_hash", "=", tokenHash)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

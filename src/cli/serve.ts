@@ -1,0 +1,47 @@
+import pino from "pino";
+import { bootstrap } from "../areas/workspaces/service.js";
+import type { Config } from "../config.js";
+import { buildApp } from "../http/app.js";
+import { openServices } from "../services.js";
+
+/** Bounded wait for in-flight requests on shutdown. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Runs the service until SIGTERM/SIGINT, then drains and exits 0 (DESIGN §1). */
+export async function serve(config: Config): Promise<void> {
+  const logger = pino({ level: config.logLevel, base: { service: "collabd" } });
+  const services = await openServices(config);
+  const fixed =
+    config.bootstrapApiKey && config.bootstrapAuthToken
+      ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
+      : null;
+  const outcome = await bootstrap(services.database.db, services.clock, fixed);
+  const app = await buildApp(services, { loggerInstance: logger, defaultMetrics: true });
+  await app.listen({ port: config.port, host: config.host });
+  if (outcome.kind === "created") {
+    // Printed once, on stdout and outside the log stream: logs never carry secrets.
+    const { apiKey, authToken } = outcome.credentials;
+    process.stdout.write(
+      `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
+        `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
+    );
+  }
+  logger.info({ address: `http://${config.host}:${config.port}`, dialect: services.database.dialect }, "listening");
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    const timer = setTimeout(() => {
+      logger.error("shutdown grace period over; exiting");
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    timer.unref();
+    await app.close();
+    await services.database.close();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
+}

@@ -1,0 +1,94 @@
+import type { Services } from "../context.js";
+import * as workspaces from "../areas/workspaces/service.js";
+import type { Workspace } from "../context.js";
+
+export class UsageError extends Error {}
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+/** Output of one command: a JSON object for `--json`, text lines otherwise. */
+export interface Printed {
+  readonly json: Record<string, unknown>;
+  readonly text: string;
+}
+
+/** `workspace create|update|show` and `token issue|revoke` (DESIGN §1). */
+export async function runWorkspaceCommand(
+  services: Services,
+  group: string,
+  verb: string | undefined,
+  flags: Flags,
+): Promise<Printed> {
+  const { db } = services.database;
+  const key = () => required(flags, "api-key");
+  switch (`${group} ${verb ?? ""}`) {
+    case "workspace create": {
+      const name = typeof flags.name === "string" ? flags.name : undefined;
+      const created = await workspaces.createWorkspace(db, services.clock, name ? { name } : {});
+      return {
+        json: { ...describe(created.workspace), apiKey: created.apiKey, authToken: created.authToken },
+        text: `Created workspace ${created.workspace.name}.\nx-svc-api-key:    ${created.apiKey}\nx-svc-auth-token: ${created.authToken}`,
+      };
+    }
+    case "workspace update": {
+      const settings: { activityService?: boolean; advancedQueries?: boolean } = {};
+      const activity = onOff(flags, "activity-service");
+      const advanced = onOff(flags, "advanced-queries");
+      if (activity !== undefined) settings.activityService = activity;
+      if (advanced !== undefined) settings.advancedQueries = advanced;
+      if (Object.keys(settings).length === 0) {
+        throw new UsageError("workspace update needs --activity-service on|off or --advanced-queries on|off.");
+      }
+      const updated = await workspaces.updateSettings(db, key(), settings);
+      return { json: describe(updated), text: settingsText(updated) };
+    }
+    case "workspace show": {
+      const workspace = await workspaces.requireWorkspace(db, key());
+      return { json: describe(workspace), text: settingsText(workspace) };
+    }
+    case "token issue": {
+      const token = await workspaces.issueToken(db, services.clock, key());
+      return { json: { apiKey: key(), authToken: token }, text: `x-svc-auth-token: ${token}` };
+    }
+    case "token revoke": {
+      await workspaces.revokeToken(db, key(), required(flags, "token"));
+      return { json: { apiKey: key(), revoked: true }, text: "Token revoked." };
+    }
+    default:
+      throw new UsageError(`Unknown command: ${group} ${verb ?? ""}`.trim());
+  }
+}
+
+function describe(workspace: Workspace): Record<string, unknown> {
+  return {
+    apiKey: workspace.id,
+    name: workspace.name,
+    activityService: workspace.activityService,
+    advancedQueries: workspace.advancedQueries,
+    createdAt: workspace.createdAt,
+  };
+}
+
+function settingsText(workspace: Workspace): string {
+  const on = (flag: boolean) => (flag ? "on" : "off");
+  return [
+    `workspace:        ${workspace.name}`,
+    `x-svc-api-key:    ${workspace.id}`,
+    `activity service: ${on(workspace.activityService)}`,
+    `advanced queries: ${on(workspace.advancedQueries)}`,
+  ].join("\n");
+}
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required.`);
+  return value;
+}
+
+function onOff(flags: Flags, name: string): boolean | undefined {
+  const value = flags[name];
+  if (value === undefined) return undefined;
+  if (value === "on") return true;
+  if (value === "off") return false;
+  throw new UsageError(`--${name} takes on or off.`);
+}

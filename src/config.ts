@@ -1,0 +1,97 @@
+/**
+ * The environment, parsed and checked once at start, then frozen (DESIGN §1).
+ * Every variable the service reads is listed here and in the README's table.
+ */
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
+  readonly databaseUrl: string;
+  /** Key material for page tokens and secrets at rest; null means "derive per DESIGN §1". */
+  readonly secret: string | null;
+  readonly bootstrapApiKey: string | null;
+  readonly bootstrapAuthToken: string | null;
+  readonly webhookRetrySchedule: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly webhookAllowPrivateUrls: boolean;
+  readonly rateLimitPerMinute: number;
+  readonly bodyLimitBytes: number;
+  readonly logLevel: string;
+  /** Registers the bare `/bench/echo` route the benchmark compares against. */
+  readonly benchEcho: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const DEFAULT_RETRY_SCHEDULE = "0,5s,5m,30m,2h,5h,10h,10h";
+
+type Env = Record<string, string | undefined>;
+
+/** Reads the configuration from `env`; throws ConfigError naming the variable on bad input. */
+export function loadConfig(env: Env = process.env): Config {
+  const secret = optional(env, "COLLABD_SECRET");
+  if (secret !== null && Buffer.byteLength(secret) < 32) {
+    throw new ConfigError("COLLABD_SECRET must hold at least 32 bytes of key material.");
+  }
+  const bootstrapApiKey = optional(env, "COLLABD_BOOTSTRAP_API_KEY");
+  const bootstrapAuthToken = optional(env, "COLLABD_BOOTSTRAP_AUTH_TOKEN");
+  if ((bootstrapApiKey === null) !== (bootstrapAuthToken === null)) {
+    throw new ConfigError("COLLABD_BOOTSTRAP_API_KEY and COLLABD_BOOTSTRAP_AUTH_TOKEN must be set together.");
+  }
+  const databaseUrl = optional(env, "COLLABD_DATABASE_URL") ?? "sqlite:./data/collabd.db";
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError("COLLABD_DATABASE_URL must start with sqlite: or postgres://.");
+  }
+  return Object.freeze({
+    port: integer(env, "PORT", 8080, 0, 65535),
+    host: optional(env, "HOST") ?? "127.0.0.1",
+    databaseUrl,
+    secret,
+    bootstrapApiKey,
+    bootstrapAuthToken,
+    webhookRetrySchedule: Object.freeze(
+      parseSchedule(optional(env, "COLLABD_WEBHOOK_RETRY_SCHEDULE") ?? DEFAULT_RETRY_SCHEDULE),
+    ),
+    webhookTimeoutMs: integer(env, "COLLABD_WEBHOOK_TIMEOUT_MS", 15_000, 1, 600_000),
+    webhookAllowPrivateUrls: boolean(env, "COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS", false),
+    rateLimitPerMinute: integer(env, "COLLABD_RATE_LIMIT_PER_MIN", 10_000, 0, 1_000_000_000),
+    bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
+    benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+  });
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === "" ? null : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}".`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}".`);
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `0,5s,5m,2h` into milliseconds; a bare number is milliseconds. */
+export function parseSchedule(text: string): number[] {
+  return text.split(",").map((part) => {
+    const match = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(part);
+    if (!match) throw new ConfigError(`COLLABD_WEBHOOK_RETRY_SCHEDULE has a bad delay "${part}".`);
+    return Number(match[1]) * UNIT_MS[match[2] ?? "ms"]!;
+  });
+}

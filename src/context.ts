@@ -1,0 +1,46 @@
+import type { Kysely } from "kysely";
+import type { Config } from "./config.js";
+import type { Database } from "./db/database.js";
+import type { Tables } from "./db/tables.js";
+import type { Clock } from "./lib/clock.js";
+import type { IdGenerator } from "./lib/ids.js";
+import type { PageTokens } from "./lib/page-token.js";
+
+/** The settings a workspace carries (DESIGN §3). */
+export interface Workspace {
+  readonly id: string;
+  readonly name: string;
+  readonly activityService: boolean;
+  readonly advancedQueries: boolean;
+  readonly createdAt: number;
+}
+
+/** What the process holds once: built in main, passed to the app and the CLI. */
+export interface Services {
+  readonly config: Config;
+  readonly database: Database;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly pageTokens: PageTokens;
+}
+
+/** What every verb receives (STYLE §3): the tenant is explicit, the executor is given. */
+export interface Ctx {
+  readonly workspace: Workspace;
+  readonly requestId: string;
+  readonly db: Kysely<Tables>;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly pageTokens: PageTokens;
+}
+
+export function contextFor(services: Services, workspace: Workspace, requestId: string): Ctx {
+  return {
+    workspace,
+    requestId,
+    db: services.database.db,
+    clock: services.clock,
+    ids: services.ids,
+    pageTokens: services.pageTokens,
+  };
+}

@@ -1,0 +1,103 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import { migrations } from "./migrations/index.js";
+import type { Tables } from "./tables.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+/** One store, two dialects: the Kysely handle plus what differs between them. */
+export interface Database {
+  readonly db: Kysely<Tables>;
+  readonly dialect: Dialect;
+  /** The SQLite file's directory (null for memory and PostgreSQL): home of a generated secret. */
+  readonly dataDir: string | null;
+  /** Answers whether the database responds. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL pool size. */
+  readonly poolSize?: number;
+}
+
+/** Opens the database named by a `COLLABD_DATABASE_URL` value. */
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
+  return url.startsWith("sqlite:") ? openSqlite(url.slice("sqlite:".length)) : openPostgres(url, options);
+}
+
+function openSqlite(path: string): Database {
+  const inMemory = path === ":memory:" || path === "";
+  const file = inMemory ? ":memory:" : resolve(path);
+  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  const handle = new BetterSqlite3(file);
+  // WAL with synchronous=FULL: an acknowledged commit survives power loss (DESIGN §9).
+  handle.pragma("journal_mode = WAL");
+  handle.pragma("synchronous = FULL");
+  handle.pragma("busy_timeout = 5000");
+  handle.pragma("cache_size = -65536");
+  handle.pragma("mmap_size = 268435456");
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
+  return {
+    db,
+    dialect: "sqlite",
+    dataDir: inMemory ? null : dirname(file),
+    ping: async () => {
+      try {
+        handle.prepare("select 1").get();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, options: OpenOptions): Database {
+  // A schema other than public is chosen in the URL: `?options=-c%20search_path%3Dname`.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // bigint columns hold epoch milliseconds, which fit a JS number exactly.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === pg.types.builtins.INT8
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: "postgres",
+    dataDir: null,
+    ping: async () => {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Brings the schema up to date; safe to run from several processes at once. */
+export async function migrate(database: Database): Promise<void> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    throw new Error(`Migration ${failed ?? ""} failed: ${String(error)}`);
+  }
+}

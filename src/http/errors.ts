@@ -1,0 +1,126 @@
+import type { FastifyError } from "fastify";
+import { ApiError, type ErrorDetail, invalidArgument } from "../errors.js";
+import { ID_PATTERN } from "./schemas.js";
+
+/** The subset of an Ajv error the formatter reads. */
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/**
+ * Turns the first schema violation into INVALID_ARGUMENT with a sentence naming the
+ * field in the client's own terms: `data.activities[2].featureType`.
+ */
+export function formatSchemaErrors(errors: readonly SchemaError[]): ApiError {
+  const details = errors.map(describe);
+  return invalidArgument(details[0]?.message ?? "The request is invalid.", details);
+}
+
+function describe(error: SchemaError): ErrorDetail {
+  const at = fieldPath(error.instancePath);
+  const p = error.params;
+  const field = at === "" ? "The request body" : at;
+  const fieldOf = at === "" ? {} : { field: at };
+  const child = (name: unknown) => (at === "" ? String(name) : `${at}.${String(name)}`);
+  switch (error.keyword) {
+    case "additionalProperties":
+      return { field: child(p.additionalProperty), message: `Unknown field ${child(p.additionalProperty)}.` };
+    case "required":
+      return { field: child(p.missingProperty), message: `Missing required field ${child(p.missingProperty)}.` };
+    case "type":
+      return { ...fieldOf, message: `${field} must be ${article(String(p.type))}.` };
+    case "enum":
+      return { ...fieldOf, message: `${field} must be one of ${(p.allowedValues as unknown[]).join(", ")}.` };
+    case "const":
+      return { ...fieldOf, message: `${field} must be ${JSON.stringify(p.allowedValue)}.` };
+    case "minLength":
+      return {
+        ...fieldOf,
+        message: p.limit === 1 ? `${field} must not be empty.` : `${field} must be at least ${p.limit} characters.`,
+      };
+    case "maxLength":
+      return { ...fieldOf, message: `${field} must be at most ${p.limit} characters.` };
+    case "pattern":
+      return {
+        ...fieldOf,
+        message:
+          p.pattern === ID_PATTERN
+            ? `${field} must not contain control characters.`
+            : `${field} has an invalid format.`,
+      };
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return { ...fieldOf, message: `${field} must be ${p.comparison} ${p.limit}.` };
+    case "minItems":
+      return {
+        ...fieldOf,
+        message: p.limit === 1 ? `${field} must not be empty.` : `${field} must hold at least ${p.limit} items.`,
+      };
+    case "maxItems":
+      return { ...fieldOf, message: `${field} must hold at most ${p.limit} items.` };
+    case "minProperties":
+      return { ...fieldOf, message: `${field} must not be empty.` };
+    default:
+      return { ...fieldOf, message: `${field} is invalid${error.message ? `: ${error.message}` : ""}.` };
+  }
+}
+
+/** `/data/activities/0/featureType` → `data.activities[0].featureType`. */
+function fieldPath(instancePath: string): string {
+  let out = "";
+  for (const raw of instancePath.split("/").slice(1)) {
+    const part = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
+  }
+  return out;
+}
+
+function article(type: string): string {
+  const words = type.split(",").map((t) => (t === "integer" || t === "object" || t === "array" ? `an ${t}` : `a ${t}`));
+  return words.join(" or ");
+}
+
+const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
+
+/**
+ * Maps anything thrown during a request to the wire error (STYLE §4). Framework errors
+ * keep their meaning under canonical statuses; unknown errors become INTERNAL.
+ */
+export function toApiError(error: unknown, bodyLimit: number): { error: ApiError; internal: boolean } {
+  if (error instanceof ApiError) return { error, internal: false };
+  const e = error as Partial<FastifyError> & { code?: string };
+  switch (e.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return {
+        error: new ApiError("RESOURCE_EXHAUSTED", `The request body exceeds the ${bodyLimit}-byte limit.`, undefined, 413),
+        internal: false,
+      };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return { error: invalidArgument("Content-Type must be application/json."), internal: false };
+  }
+  if (typeof e.code === "string" && DATABASE_DOWN.has(e.code)) {
+    return { error: new ApiError("UNAVAILABLE", "The service is temporarily unavailable."), internal: true };
+  }
+  if (typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    return { error: invalidArgument(sentence(e.message ?? "The request is invalid.")), internal: false };
+  }
+  return { error: new ApiError("INTERNAL", "An internal error occurred."), internal: true };
+}
+
+function sentence(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+export function errorBody(error: ApiError): string {
+  const body: { status: string; message: string; details?: readonly ErrorDetail[] } = {
+    status: error.status,
+    message: error.message,
+  };
+  if (error.details && error.details.length > 0) body.details = error.details;
+  return JSON.stringify({ error: body });
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from "fastify";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { Database } from "../db/database.js";
+
+/**
+ * Request metrics and logs (DESIGN §1): one JSON line per request with request id,
+ * API key (never a token), route, status and duration; counters and latency
+ * histograms per operation on `/metrics`; `/healthz` answering for the database.
+ */
+export function registerObservability(
+  app: FastifyInstance,
+  database: Database,
+  options: { defaultMetrics: boolean; isReady: () => boolean },
+): Registry {
+  const registry = new Registry();
+  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: "collabd_" });
+  const requests = new Counter({
+    name: "collabd_http_requests_total",
+    help: "HTTP requests by operation and status code.",
+    labelNames: ["operation", "code"],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "collabd_http_request_duration_seconds",
+    help: "HTTP request latency by operation.",
+    labelNames: ["operation"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    const operation = request.routeOptions.url ?? "unmatched";
+    const seconds = reply.elapsedTime / 1000;
+    requests.inc({ operation, code: reply.statusCode });
+    duration.observe({ operation }, seconds);
+    request.log.info(
+      {
+        apiKey: headerValue(request.headers["x-svc-api-key"]),
+        method: request.method,
+        route: operation,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      "request",
+    );
+  });
+
+  app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
+    const ok = options.isReady() && (await database.ping());
+    return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
+  });
+
+  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+
+  return registry;
+}
+
+/** API keys are public identifiers; cap what reaches the log. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined ? undefined : text.slice(0, 64);
+}

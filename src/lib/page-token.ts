@@ -1,0 +1,75 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { invalidArgument } from "../errors.js";
+
+/**
+ * Opaque page tokens (DESIGN §4): AES-256-GCM over the cursor, bound to the workspace
+ * (additional data) and to a hash of every other request parameter, expiring after 72 h.
+ * A token that fails any check is INVALID_ARGUMENT `Invalid page token.`; it never grants access.
+ */
+
+const TTL_MS = 72 * 3_600_000;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export type Cursor = readonly (string | number)[];
+
+interface Sealed {
+  /** Hash of the query parameters the token belongs to. */
+  q: string;
+  /** Expiry, epoch ms. */
+  e: number;
+  /** The last row's sort key. */
+  c: Cursor;
+}
+
+export class PageTokens {
+  constructor(private readonly key: Buffer) {}
+
+  seal(workspaceId: string, query: unknown, cursor: Cursor, now: number): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv("aes-256-gcm", this.key, iv);
+    cipher.setAAD(Buffer.from(workspaceId));
+    const body: Sealed = { q: queryHash(query), e: now + TTL_MS, c: cursor };
+    const text = Buffer.concat([cipher.update(JSON.stringify(body)), cipher.final()]);
+    return Buffer.concat([iv, cipher.getAuthTag(), text]).toString("base64url");
+  }
+
+  /** Returns the cursor, or throws when the token is not one this workspace issued for this query. */
+  open(workspaceId: string, query: unknown, token: string, now: number): Cursor {
+    const sealed = this.decrypt(workspaceId, token);
+    if (sealed === null || sealed.q !== queryHash(query) || sealed.e < now || !Array.isArray(sealed.c)) {
+      throw invalidArgument("Invalid page token.", [{ field: "data.pageToken", message: "Invalid page token." }]);
+    }
+    return sealed.c;
+  }
+
+  private decrypt(workspaceId: string, token: string): Sealed | null {
+    try {
+      const raw = Buffer.from(token, "base64url");
+      if (raw.length <= IV_BYTES + TAG_BYTES) return null;
+      const decipher = createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, IV_BYTES));
+      decipher.setAAD(Buffer.from(workspaceId));
+      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+      const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
+      return JSON.parse(text.toString("utf8")) as Sealed;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** A stable hash of the query: key order does not matter, so clients may reorder fields. */
+function queryHash(query: unknown): string {
+  return createHash("sha256").update(canonicalJson(query)).digest("base64url").slice(0, 22);
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

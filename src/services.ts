@@ -1,0 +1,31 @@
+import type { Config } from "./config.js";
+import type { Services } from "./context.js";
+import { type Database, migrate, openDatabase } from "./db/database.js";
+import { type Clock, systemClock } from "./lib/clock.js";
+import { type IdGenerator, randomId } from "./lib/ids.js";
+import { resolveKeys } from "./lib/keys.js";
+import { PageTokens } from "./lib/page-token.js";
+
+export interface ServiceOverrides {
+  readonly clock?: Clock;
+  readonly ids?: IdGenerator;
+}
+
+/** Opens and migrates the database and derives the keys: everything a server or CLI run needs. */
+export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
+  const database: Database = await openDatabase(config.databaseUrl);
+  try {
+    await migrate(database);
+    const keys = resolveKeys(config, database);
+    return {
+      config,
+      database,
+      clock: overrides.clock ?? systemClock,
+      ids: overrides.ids ?? randomId,
+      pageTokens: new PageTokens(keys.pageToken),
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

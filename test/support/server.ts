@@ -1,0 +1,125 @@
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe } from "vitest";
+import { bootstrap, createWorkspace, type NewWorkspace } from "../../src/areas/workspaces/service.js";
+import { loadConfig } from "../../src/config.js";
+import type { Services } from "../../src/context.js";
+import type { Dialect } from "../../src/db/database.js";
+import { buildApp } from "../../src/http/app.js";
+import { ManualClock } from "../../src/lib/clock.js";
+import { openServices } from "../../src/services.js";
+import { DIALECTS, scratchDatabase } from "./databases.js";
+
+export const TEST_SECRET = "collabd-test-secret-0123456789abcdef0123456789";
+
+export interface Credentials {
+  readonly apiKey: string;
+  readonly authToken: string;
+}
+
+export interface Response<T = any> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+}
+
+/** A real collabd listening on 127.0.0.1 with its own database, a manual clock and a default workspace. */
+export interface TestServer {
+  readonly dialect: Dialect;
+  readonly url: string;
+  readonly databaseUrl: string;
+  readonly services: Services;
+  readonly app: FastifyInstance;
+  readonly clock: ManualClock;
+  readonly creds: Credentials;
+  /** POSTs `{data}` with the default (or given) credentials; `body` is parsed JSON. */
+  call<T = any>(path: string, data: unknown, options?: CallOptions): Promise<Response<T>>;
+  /** POSTs a raw body with the given headers. */
+  raw(path: string, init: RequestInit): Promise<Response>;
+  newWorkspace(input?: NewWorkspace): Promise<Credentials>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  readonly creds?: Partial<Credentials> | null;
+}
+
+export interface ServerOptions {
+  readonly env?: Record<string, string>;
+}
+
+export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
+  const scratch = await scratchDatabase(dialect);
+  const config = loadConfig({ COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET, ...options.env });
+  const clock = new ManualClock();
+  const services = await openServices(config, { clock });
+  const app = await buildApp(services);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  const created = await bootstrap(services.database.db, clock, null);
+  if (created.kind !== "created") throw new Error("expected a fresh database");
+  const creds = { apiKey: created.credentials.apiKey, authToken: created.credentials.authToken };
+
+  const raw = async (path: string, init: RequestInit): Promise<Response> => {
+    const res = await fetch(url + path, { method: "POST", ...init });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {}
+    return { status: res.status, headers: res.headers, body };
+  };
+
+  return {
+    dialect,
+    url,
+    databaseUrl: scratch.url,
+    services,
+    app,
+    clock,
+    creds,
+    raw,
+    call: (path, data, callOptions = {}) => {
+      const who = callOptions.creds === undefined ? creds : callOptions.creds;
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (who?.apiKey !== undefined) headers["x-svc-api-key"] = who.apiKey;
+      if (who?.authToken !== undefined) headers["x-svc-auth-token"] = who.authToken;
+      return raw(path, { headers, body: JSON.stringify({ data }) });
+    },
+    newWorkspace: async (input = {}) => {
+      const made = await createWorkspace(services.database.db, clock, input);
+      return { apiKey: made.apiKey, authToken: made.authToken };
+    },
+    close: async () => {
+      await app.close();
+      await services.database.close();
+      await scratch.drop();
+    },
+  };
+}
+
+/**
+ * Runs a suite once per dialect against its own server (STYLE §8, §13):
+ * `forEachDialect("activities", (server) => { it(..., async () => server().call(...)) })`.
+ */
+export function forEachDialect(
+  title: string,
+  body: (server: () => TestServer) => void,
+  options: ServerOptions = {},
+): void {
+  for (const dialect of DIALECTS) {
+    describe(`${title} [${dialect}]`, () => {
+      let server: TestServer | undefined;
+      beforeAll(async () => {
+        server = await startServer(dialect, options);
+      });
+      afterAll(async () => {
+        await server?.close();
+      });
+      body(() => {
+        if (!server) throw new Error("server not started");
+        return server;
+      });
+    });
+  }
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export const config = defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    reporters: ["default"],
+  },
+});
+
+// biome-ignore lint/style/noDefaultExport: vitest loads its config from the default export
+export default config;
