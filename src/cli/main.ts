@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
-import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
-import { serve } from "./serve.js";
 import { ConfigError, loadConfig } from "../config.js";
 import { ApiError } from "../errors.js";
 import { openServices } from "../services.js";
+import { serve } from "./serve.js";
+import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
 const USAGE = `Usage: collabd <command> [options]
 
@@ -67,7 +67,9 @@ export function runCli(argv: readonly string[]): void {
     },
     (error: unknown) => {
       const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ApiError;
-      process.stderr.write(`collabd: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+      process.stderr.write(
+        `collabd: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+      );
       if (error instanceof UsageError || (error as { code?: string })?.code?.startsWith("ERR_PARSE_ARGS")) {
         process.stderr.write(`\n${USAGE}\n`);
       }

@@ -26,7 +26,10 @@ export async function serve(config: Config): Promise<void> {
         `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
     );
   }
-  logger.info({ address: `http://${config.host}:${config.port}`, dialect: services.database.dialect }, "listening");
+  logger.info(
+    { address: `http://${config.host}:${config.port}`, dialect: services.database.dialect },
+    "listening",
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -1,6 +1,5 @@
-import type { Services } from "../context.js";
 import * as workspaces from "../areas/workspaces/service.js";
-import type { Workspace } from "../context.js";
+import type { Services, Workspace } from "../context.js";
 
 export class UsageError extends Error {}
 
@@ -37,7 +36,9 @@ export async function runWorkspaceCommand(
       if (activity !== undefined) settings.activityService = activity;
       if (advanced !== undefined) settings.advancedQueries = advanced;
       if (Object.keys(settings).length === 0) {
-        throw new UsageError("workspace update needs --activity-service on|off or --advanced-queries on|off.");
+        throw new UsageError(
+          "workspace update needs --activity-service on|off or --advanced-queries on|off.",
+        );
       }
       const updated = await workspaces.updateSettings(db, key(), settings);
       return { json: describe(updated), text: settingsText(updated) };

@@ -1,16 +1,16 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import secureJson from "secure-json-parse";
 import { authenticate } from "../areas/workspaces/service.js";
 import { type Ctx, contextFor, type Services } from "../context.js";
-import secureJson from "secure-json-parse";
 import { ApiError, invalidArgument } from "../errors.js";
 import { randomId } from "../lib/ids.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { registerObservability } from "./observability.js";
 import type { Operation, Outcome } from "./operation.js";
 import { allOperations } from "./operations.js";
-import { ErrorBody, Envelope, Success } from "./schemas.js";
+import { Envelope, ErrorBody, Success } from "./schemas.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -33,7 +33,9 @@ const JSON_TYPE = "application/json; charset=utf-8";
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
-    ...(options.loggerInstance ? { loggerInstance: options.loggerInstance } : { logger: options.logger ?? false }),
+    ...(options.loggerInstance
+      ? { loggerInstance: options.loggerInstance }
+      : { logger: options.logger ?? false }),
     // One line per request, written by the onResponse hook (observability.ts).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomId(),
@@ -59,7 +61,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setErrorHandler((error, request, reply) => {
     const { error: apiError, internal } = toApiError(error, config.bodyLimitBytes);
     if (internal) request.log.error({ err: error }, "request failed");
-    if (apiError.status === "RESOURCE_EXHAUSTED" && apiError.httpStatus === 429) reply.header("retry-after", "60");
+    if (apiError.status === "RESOURCE_EXHAUSTED" && apiError.httpStatus === 429)
+      reply.header("retry-after", "60");
     return reply.code(apiError.httpStatus).type(JSON_TYPE).send(errorBody(apiError));
   });
 
@@ -82,7 +85,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   if (config.benchEcho) {
     app.post("/bench/echo", { schema: { hide: true } }, async (request, reply) =>
-      reply.type(JSON_TYPE).send(render({ message: "Echo.", data: (request.body as { data?: unknown })?.data ?? null })),
+      reply
+        .type(JSON_TYPE)
+        .send(render({ message: "Echo.", data: (request.body as { data?: unknown })?.data ?? null })),
     );
   }
 
@@ -128,7 +133,8 @@ function registerJsonParser(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = body as string;
-    if (text === "") return done(invalidArgument("The request body must be a JSON object with a data object."));
+    if (text === "")
+      return done(invalidArgument("The request body must be a JSON object with a data object."));
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
     } catch (error) {
@@ -160,8 +166,8 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: "collabd",
         version: "2",
         description:
-          "Self-hosted collaboration data service. Every operation is a POST with body `{\"data\": {...}}`; " +
-          "failures are `{\"error\": {\"status\", \"message\", \"details\"}}` with the HTTP status fixed by the status.",
+          'Self-hosted collaboration data service. Every operation is a POST with body `{"data": {...}}`; ' +
+          'failures are `{"error": {"status", "message", "details"}}` with the HTTP status fixed by the status.',
       },
       components: {
         securitySchemes: {

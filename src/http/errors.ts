@@ -29,7 +29,10 @@ function describe(error: SchemaError): ErrorDetail {
     case "additionalProperties":
       return { field: child(p.additionalProperty), message: `Unknown field ${child(p.additionalProperty)}.` };
     case "required":
-      return { field: child(p.missingProperty), message: `Missing required field ${child(p.missingProperty)}.` };
+      return {
+        field: child(p.missingProperty),
+        message: `Missing required field ${child(p.missingProperty)}.`,
+      };
     case "type":
       return { ...fieldOf, message: `${field} must be ${article(String(p.type))}.` };
     case "enum":
@@ -39,7 +42,8 @@ function describe(error: SchemaError): ErrorDetail {
     case "minLength":
       return {
         ...fieldOf,
-        message: p.limit === 1 ? `${field} must not be empty.` : `${field} must be at least ${p.limit} characters.`,
+        message:
+          p.limit === 1 ? `${field} must not be empty.` : `${field} must be at least ${p.limit} characters.`,
       };
     case "maxLength":
       return { ...fieldOf, message: `${field} must be at most ${p.limit} characters.` };
@@ -59,7 +63,8 @@ function describe(error: SchemaError): ErrorDetail {
     case "minItems":
       return {
         ...fieldOf,
-        message: p.limit === 1 ? `${field} must not be empty.` : `${field} must hold at least ${p.limit} items.`,
+        message:
+          p.limit === 1 ? `${field} must not be empty.` : `${field} must hold at least ${p.limit} items.`,
       };
     case "maxItems":
       return { ...fieldOf, message: `${field} must hold at most ${p.limit} items.` };
@@ -81,7 +86,9 @@ function fieldPath(instancePath: string): string {
 }
 
 function article(type: string): string {
-  const words = type.split(",").map((t) => (t === "integer" || t === "object" || t === "array" ? `an ${t}` : `a ${t}`));
+  const words = type
+    .split(",")
+    .map((t) => (t === "integer" || t === "object" || t === "array" ? `an ${t}` : `a ${t}`));
   return words.join(" or ");
 }
 
@@ -97,7 +104,12 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
   switch (e.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return {
-        error: new ApiError("RESOURCE_EXHAUSTED", `The request body exceeds the ${bodyLimit}-byte limit.`, undefined, 413),
+        error: new ApiError(
+          "RESOURCE_EXHAUSTED",
+          `The request body exceeds the ${bodyLimit}-byte limit.`,
+          undefined,
+          413,
+        ),
         internal: false,
       };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":

@@ -27,7 +27,8 @@ export const Closed = <T extends Record<string, TSchema>>(properties: T, descrip
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
 /** Array filters match any listed value; at most 100 values (DESIGN §4). */
-export const IdFilter = (description: string) => Type.Array(Id(), { minItems: 1, maxItems: 100, description });
+export const IdFilter = (description: string) =>
+  Type.Array(Id(), { minItems: 1, maxItems: 100, description });
 
 export const MAX_ITEMS = 1000;
 

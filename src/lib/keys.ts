@@ -30,7 +30,8 @@ function fallbackSecret(database: Database): string {
   }
   if (database.dataDir === null) return randomBytes(32).toString("base64url");
   const file = join(database.dataDir, "secret");
-  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+  if (!existsSync(file))
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
   return readFileSync(file, "utf8").trim();
 }
 

@@ -38,7 +38,9 @@ export class PageTokens {
   open(workspaceId: string, query: unknown, token: string, now: number): Cursor {
     const sealed = this.decrypt(workspaceId, token);
     if (sealed === null || sealed.q !== queryHash(query) || sealed.e < now || !Array.isArray(sealed.c)) {
-      throw invalidArgument("Invalid page token.", [{ field: "data.pageToken", message: "Invalid page token." }]);
+      throw invalidArgument("Invalid page token.", [
+        { field: "data.pageToken", message: "Invalid page token." },
+      ]);
     }
     return sealed.c;
   }

@@ -48,7 +48,10 @@ forEachDialect("transport", (server) => {
       body: '{"data":{}}',
     });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ status: "INVALID_ARGUMENT", message: "Content-Type must be application/json." });
+    expect(res.body.error).toEqual({
+      status: "INVALID_ARGUMENT",
+      message: "Content-Type must be application/json.",
+    });
   });
 
   it("answers 413 RESOURCE_EXHAUSTED for a body over the limit", async () => {
@@ -73,20 +76,30 @@ forEachDialect("transport", (server) => {
     await server().call("/v2/activities/get", { organizationId: "metrics" });
     const text = await (await fetch(`${server().url}/metrics`)).text();
     expect(text).toMatch(/collabd_http_requests_total\{operation="\/v2\/activities\/get",code="200"\} \d+/);
-    expect(text).toContain('collabd_http_request_duration_seconds_bucket{le="0.005",operation="/v2/activities/get"}');
+    expect(text).toContain(
+      'collabd_http_request_duration_seconds_bucket{le="0.005",operation="/v2/activities/get"}',
+    );
   });
 
   it("serves an OpenAPI 3.1 document describing every operation, its errors and auth headers", async () => {
     const doc = await (await fetch(`${server().url}/openapi.json`)).json();
     expect(doc.openapi).toBe("3.1.0");
-    for (const path of ["/v2/activities/get", "/v2/activities/add", "/v2/activities/update", "/v2/activities/delete"]) {
+    for (const path of [
+      "/v2/activities/get",
+      "/v2/activities/add",
+      "/v2/activities/update",
+      "/v2/activities/delete",
+    ]) {
       const op = doc.paths[path].post;
       expect(op.requestBody.content["application/json"].schema.properties.data).toBeDefined();
       expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "4XX", "5XX"]));
     }
     expect(doc.security).toEqual([{ apiKey: [], authToken: [] }]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ in: "header", name: "x-svc-api-key" });
-    expect(doc.components.securitySchemes.authToken).toMatchObject({ in: "header", name: "x-svc-auth-token" });
+    expect(doc.components.securitySchemes.authToken).toMatchObject({
+      in: "header",
+      name: "x-svc-auth-token",
+    });
   });
 
   it("serves the API reference page and its assets itself", async () => {
@@ -102,7 +115,9 @@ forEachDialect("transport", (server) => {
 describe("error messages", () => {
   it("are sentences ending in a period", async () => {
     const { formatSchemaErrors } = await import("../../src/http/errors.js");
-    const error = formatSchemaErrors([{ keyword: "maxItems", instancePath: "/data/activities", params: { limit: 1000 } }]);
+    const error = formatSchemaErrors([
+      { keyword: "maxItems", instancePath: "/data/activities", params: { limit: 1000 } },
+    ]);
     expect(error.message).toBe("data.activities must hold at most 1000 items.");
   });
 });

@@ -10,7 +10,8 @@ export const DIALECTS: readonly Dialect[] = (process.env.COLLABD_TEST_DIALECTS ?
   .split(",")
   .map((d) => d.trim() as Dialect);
 
-export const POSTGRES_URL = process.env.COLLABD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const POSTGRES_URL =
+  process.env.COLLABD_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 /** A database of its own for one test run: a temp SQLite file, or a fresh PostgreSQL schema. */
 export interface ScratchDatabase {
@@ -21,7 +22,10 @@ export interface ScratchDatabase {
 export async function scratchDatabase(dialect: Dialect): Promise<ScratchDatabase> {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "collabd-test-"));
-    return { url: `sqlite:${join(dir, "collabd.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, "collabd.db")}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
   await adminQuery(`create schema ${schema}`);

@@ -49,7 +49,11 @@ export interface ServerOptions {
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
   const scratch = await scratchDatabase(dialect);
-  const config = loadConfig({ COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET, ...options.env });
+  const config = loadConfig({
+    COLLABD_DATABASE_URL: scratch.url,
+    COLLABD_SECRET: TEST_SECRET,
+    ...options.env,
+  });
   const clock = new ManualClock();
   const services = await openServices(config, { clock });
   const app = await buildApp(services);

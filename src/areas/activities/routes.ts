@@ -18,7 +18,7 @@ export const activityOperations = [
     summary: "Get activity logs",
     description:
       "Activity records of one organization, filtered (AND; array filters match any value), ordered by " +
-      "(timestamp, id), keyset-paged. `pageToken` is `\"\"` on the last page.",
+      '(timestamp, id), keyset-paged. `pageToken` is `""` on the last page.',
     data: GetActivities,
     result: Type.Array(ActivityRecord),
     list: true,
@@ -67,7 +67,10 @@ export const activityOperations = [
       "Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` " +
       "(at least one). With `activityIds` the result is per id; otherwise `{deletedCount}`.",
     data: DeleteActivities,
-    result: Type.Union([Type.Object({ deletedCount: Type.Integer() }), Type.Record(Type.String(), ItemResult)]),
+    result: Type.Union([
+      Type.Object({ deletedCount: Type.Integer() }),
+      Type.Record(Type.String(), ItemResult),
+    ]),
     handle: async (ctx, data) => ({
       message: "Activity(s) deleted successfully.",
       data: await service.deleteActivities(ctx, data),

@@ -14,9 +14,15 @@ import {
 
 export const FEATURE_TYPES = ["comment", "reaction", "recorder", "crdt", "custom"] as const;
 
-const FeatureType = Type.Enum([...FEATURE_TYPES], { description: "One of comment, reaction, recorder, crdt, custom." });
+const FeatureType = Type.Enum([...FEATURE_TYPES], {
+  description: "One of comment, reaction, recorder, crdt, custom.",
+});
 
-const ActionType = Type.String({ minLength: 1, maxLength: 256, description: "Dotted action, e.g. `comment.add`." });
+const ActionType = Type.String({
+  minLength: 1,
+  maxLength: 256,
+  description: "Dotted action, e.g. `comment.add`.",
+});
 
 export const ActionUser = Closed(
   {
@@ -100,7 +106,11 @@ export const ActivityRecord = Type.Object(
     targetEntityId: Type.Optional(Type.String()),
     displayMessageTemplate: Type.Optional(Type.String()),
     displayMessageTemplateData: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    metadata: Type.Object({ apiKey: Type.String(), documentId: Type.String(), organizationId: Type.String() }),
+    metadata: Type.Object({
+      apiKey: Type.String(),
+      documentId: Type.String(),
+      organizationId: Type.String(),
+    }),
     timestamp: Type.Integer(),
   },
   { additionalProperties: true, description: "SPEC §2.1 plus any add-only fields that were set." },

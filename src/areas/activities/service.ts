@@ -27,7 +27,9 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
   const limit = listLimit(input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: limit };
-  const after = pageToken ? toSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now())) : null;
+  const after = pageToken
+    ? toSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
+    : null;
   const page = await store.listActivities(
     ctx.db,
     {
@@ -94,7 +96,9 @@ export async function updateActivities(
   await ctx.db.transaction().execute(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
     const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
-    const records = new Map(existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]));
+    const records = new Map(
+      existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]),
+    );
     for (const { id, ...fields } of input.activities) {
       const record = records.get(id);
       if (!record) {
@@ -118,10 +122,15 @@ export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcom
  * With `activityIds` the answer is per id; otherwise it is the number deleted.
  */
 export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): Promise<DeleteOutcome> {
-  if (input.documentId === undefined && input.targetEntityId === undefined && input.activityIds === undefined) {
-    throw invalidArgument("Provide at least one of data.documentId, data.activityIds or data.targetEntityId.", [
-      { field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." },
-    ]);
+  if (
+    input.documentId === undefined &&
+    input.targetEntityId === undefined &&
+    input.activityIds === undefined
+  ) {
+    throw invalidArgument(
+      "Provide at least one of data.documentId, data.activityIds or data.targetEntityId.",
+      [{ field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." }],
+    );
   }
   const deleted = await ctx.db.transaction().execute((trx) =>
     store.deleteActivities(trx, {
@@ -158,7 +167,11 @@ function publicRecord(
     actionType,
     actionUser,
     ...optional,
-    metadata: { apiKey: ctx.workspace.id, documentId: input.documentId, organizationId: input.organizationId },
+    metadata: {
+      apiKey: ctx.workspace.id,
+      documentId: input.documentId,
+      organizationId: input.organizationId,
+    },
     timestamp,
   };
 }

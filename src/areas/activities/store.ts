@@ -60,7 +60,8 @@ export async function listActivities(
     .where("workspace_id", "=", filter.workspaceId)
     .where("organization_id", "=", filter.organizationId);
   if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
-  if (filter.targetEntityId !== undefined) query = query.where("target_entity_id", "=", filter.targetEntityId);
+  if (filter.targetEntityId !== undefined)
+    query = query.where("target_entity_id", "=", filter.targetEntityId);
   if (filter.userId !== undefined) query = query.where("user_id", "=", filter.userId);
   if (filter.featureTypes) query = query.where("feature_type", "in", [...filter.featureTypes]);
   if (filter.actionTypes) query = query.where("action_type", "in", [...filter.actionTypes]);
@@ -126,7 +127,8 @@ export async function deleteActivities(
     .where("workspace_id", "=", filter.workspaceId)
     .where("organization_id", "=", filter.organizationId);
   if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
-  if (filter.targetEntityId !== undefined) query = query.where("target_entity_id", "=", filter.targetEntityId);
+  if (filter.targetEntityId !== undefined)
+    query = query.where("target_entity_id", "=", filter.targetEntityId);
   if (filter.ids) query = query.where("id", "in", [...filter.ids]);
   const rows = await query.returning("id").execute();
   return rows.map((r) => r.id);

@@ -41,6 +41,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ["activities_by_document", [...byOrg, "document_id", "timestamp", "id"]],
     ["activities_by_target", [...byOrg, "target_entity_id", "timestamp", "id"]],
   ] as const) {
-    await db.schema.createIndex(name).on("activities").columns([...columns]).execute();
+    await db.schema
+      .createIndex(name)
+      .on("activities")
+      .columns([...columns])
+      .execute();
   }
 }
