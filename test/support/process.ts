@@ -1,0 +1,70 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { resolve } from "node:path";
+
+const ENTRY = resolve(import.meta.dirname, "../../src/main.ts");
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `collabd <args>` from source in a child process with the given environment. */
+export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = (await once(child, "close")) as [number | null];
+  return { code, stdout, stderr };
+}
+
+/** A `collabd serve` child process, resolved once it logs that it is listening. */
+export interface ServeProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve"], {
+    env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stderr?.on("data", (chunk) => {
+    err += chunk;
+  });
+  const url = await new Promise<string>((resolvePromise, reject) => {
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+      const match = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(out);
+      if (match && /"msg":"listening"/.test(out)) resolvePromise(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`collabd exited with ${code}: ${err}${out}`)));
+  });
+  return {
+    child,
+    url,
+    stdout: () => out,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = (await once(child, "exit")) as [number | null];
+      return code;
+    },
+  };
+}
