@@ -36,10 +36,66 @@ export interface ActivityRow {
   record: string;
 }
 
+export interface NotificationRow {
+  workspace_id: string;
+  organization_id: string;
+  id: string;
+  document_id: string | null;
+  location_id: string | null;
+  timestamp: number;
+  /** The public record (notification fields, recipients, readByUserIds, metadata), serialized once. */
+  record: string;
+}
+
+/** One recipient of one notification: the user's lists are ranges of this table's indexes. */
+export interface NotificationRecipientRow {
+  workspace_id: string;
+  organization_id: string;
+  notification_id: string;
+  user_id: string;
+  timestamp: number;
+  document_id: string | null;
+  location_id: string | null;
+  is_read: number;
+  /** 1 while the notification shows in the user's For You list (unread, or read with persistReadForUsers). */
+  in_for_you: number;
+}
+
+export interface DocumentRow {
+  workspace_id: string;
+  organization_id: string;
+  id: string;
+  name: string | null;
+  /** null: the document sits at the organization's root. */
+  folder_id: string | null;
+  /** null: inherited from the folder at read time, so a folder move or change is seen at once. */
+  access_type: string | null;
+  created_at: number;
+  last_updated: number;
+}
+
+export interface AccessGrantRow {
+  workspace_id: string;
+  organization_id: string;
+  /** organization, folder or document; an organization grant has resource_id = organization_id. */
+  resource_type: string;
+  resource_id: string;
+  user_id: string;
+  access_role: string;
+  /** Epoch ms after which the grant no longer counts; null: no expiry. */
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
   activities: ActivityRow;
+  notifications: NotificationRow;
+  notification_recipients: NotificationRecipientRow;
+  documents: DocumentRow;
+  access_grants: AccessGrantRow;
 }
 
 /** A column that the database fills in when omitted. */

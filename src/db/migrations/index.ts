@@ -1,7 +1,9 @@
 import type { Migration } from "kysely";
 import * as foundation from "./0001_foundation.js";
+import * as notificationsAccess from "./0003_notifications_access.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
   "0001_foundation": foundation,
+  "0003_notifications_access": notificationsAccess,
 };
