@@ -88,6 +88,48 @@ export interface AccessGrantRow {
   updated_at: number;
 }
 
+export interface OrganizationRow {
+  workspace_id: string;
+  organization_id: string;
+  organization_name: string | null;
+  /** Last folder path key handed out; updating it also serializes tree writes of the organization. */
+  folder_seq: number;
+  created_at: number;
+  last_updated: number;
+}
+
+export interface FolderRow {
+  workspace_id: string;
+  organization_id: string;
+  folder_id: string;
+  /** `root` for a top-level folder. */
+  parent_folder_id: string;
+  /** Fixed-width keys of the ancestors and the folder itself (src/areas/folders/paths.ts). */
+  path: string;
+  /** 0 for a top-level folder. */
+  depth: number;
+  /** JSON array of folder ids from `root` to the direct parent. */
+  ancestors: string;
+  folder_name: string;
+  /** Effective access: the folder's own, or the one inherited from its parent. */
+  access_type: string;
+  inherit_access: number;
+  created_at: number;
+  last_updated: number;
+}
+
+export interface RecordingRow {
+  workspace_id: string;
+  organization_id: string;
+  annotation_id: string;
+  document_id: string;
+  latest_version: number;
+  created_at: number;
+  last_updated: number;
+  /** The public record (SPEC §2.2), serialized once. */
+  record: string;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -96,6 +138,9 @@ export interface Tables {
   notification_recipients: NotificationRecipientRow;
   documents: DocumentRow;
   access_grants: AccessGrantRow;
+  organizations: OrganizationRow;
+  folders: FolderRow;
+  recordings: RecordingRow;
 }
 
 /** A column that the database fills in when omitted. */
