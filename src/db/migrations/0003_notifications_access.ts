@@ -78,13 +78,25 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const [name, table, columns] of [
     ["notifications_by_org", "notifications", [...org, "timestamp", "id"]],
     ["notifications_by_document", "notifications", [...org, "document_id", "timestamp", "id"]],
-    ["notifications_by_location", "notifications", [...org, "location_id", "timestamp", "id"]],
+    ["notifications_by_location", "notifications", [...org, "document_id", "location_id", "timestamp", "id"]],
     ["recipients_by_user", "notification_recipients", [...recipient, "timestamp", "notification_id"]],
-    ["recipients_unread", "notification_recipients", [...recipient, "is_read", "timestamp", "notification_id"]],
-    ["recipients_for_you", "notification_recipients", [...recipient, "in_for_you", "timestamp", "notification_id"]],
+    [
+      "recipients_unread",
+      "notification_recipients",
+      [...recipient, "is_read", "timestamp", "notification_id"],
+    ],
+    [
+      "recipients_for_you",
+      "notification_recipients",
+      [...recipient, "in_for_you", "timestamp", "notification_id"],
+    ],
     ["documents_by_folder", "documents", [...org, "folder_id", "id"]],
     ["access_grants_by_user", "access_grants", [...org, "user_id", "resource_type", "resource_id"]],
   ] as const) {
-    await db.schema.createIndex(name).on(table).columns([...columns]).execute();
+    await db.schema
+      .createIndex(name)
+      .on(table)
+      .columns([...columns])
+      .execute();
   }
 }

@@ -1,0 +1,36 @@
+import type { Kysely } from "kysely";
+import type { Tables } from "../../db/tables.js";
+import { resolvePlacement } from "../documents/placement.js";
+import { findDocument } from "../documents/store.js";
+import { type ResourceRef, usersGrantedAny } from "./store.js";
+
+type Db = Kysely<Tables>;
+
+/**
+ * The one answer to "which of these users have access to document D" (DESIGN §5): a live
+ * grant (expiresAt after `now`) on the document, on its folder or any folder above it,
+ * or on its organization; or the document's effective access is public. Folder ancestry
+ * and inherited access are read now, from the tree as it is, so a folder move changes
+ * the answer at once. A document without a record has only its organization and
+ * direct grants, and organizationPrivate access.
+ */
+export async function usersWithDocumentAccess(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  documentId: string,
+  userIds: readonly string[],
+  now: number,
+): Promise<Set<string>> {
+  const users = [...new Set(userIds)];
+  if (users.length === 0) return new Set();
+  const document = await findDocument(db, workspaceId, organizationId, documentId);
+  const placement = await resolvePlacement(db, document);
+  if (placement.accessType === "public") return new Set(users);
+  const resources: ResourceRef[] = [
+    { type: "organization", id: organizationId },
+    { type: "document", id: documentId },
+    ...placement.folderChain.map((id): ResourceRef => ({ type: "folder", id })),
+  ];
+  return usersGrantedAny(db, workspaceId, organizationId, users, resources, now);
+}

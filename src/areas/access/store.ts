@@ -1,0 +1,93 @@
+import type { Kysely } from "kysely";
+import type { AccessGrantRow, Tables } from "../../db/tables.js";
+
+type Db = Kysely<Tables>;
+
+export type ResourceType = "organization" | "folder" | "document";
+
+/** A resource as grants name it; an organization's resourceId is the organization id. */
+export interface ResourceRef {
+  readonly type: ResourceType;
+  readonly id: string;
+}
+
+/** Inserts grants or replaces role and expiry of existing ones (one grant per user and resource). */
+export async function upsertGrants(db: Db, rows: readonly AccessGrantRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("access_grants")
+    .values([...rows])
+    .onConflict((oc) =>
+      oc
+        .columns(["workspace_id", "organization_id", "resource_type", "resource_id", "user_id"])
+        .doUpdateSet((eb) => ({
+          access_role: eb.ref("excluded.access_role"),
+          expires_at: eb.ref("excluded.expires_at"),
+          updated_at: eb.ref("excluded.updated_at"),
+        })),
+    )
+    .execute();
+}
+
+/** Removes one user's grants on the given resources; returns how many existed. */
+export async function deleteGrants(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  userId: string,
+  resources: readonly ResourceRef[],
+): Promise<number> {
+  let removed = 0;
+  for (const resource of resources) {
+    const rows = await db
+      .deleteFrom("access_grants")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("resource_type", "=", resource.type)
+      .where("resource_id", "=", resource.id)
+      .where("user_id", "=", userId)
+      .returning("user_id")
+      .execute();
+    removed += rows.length;
+  }
+  return removed;
+}
+
+/** Live grants (not expired at `now`) of some users in one organization, optionally on some resources. */
+export async function liveGrantsOfUsers(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  userIds: readonly string[],
+  now: number,
+  resources?: readonly ResourceRef[],
+): Promise<AccessGrantRow[]> {
+  let query = db
+    .selectFrom("access_grants")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("user_id", "in", [...userIds])
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]));
+  if (resources) {
+    query = query.where((eb) =>
+      eb.or(resources.map((r) => eb.and([eb("resource_type", "=", r.type), eb("resource_id", "=", r.id)]))),
+    );
+  }
+  const rows = await query.orderBy("user_id").orderBy("resource_type").orderBy("resource_id").execute();
+  return rows.map((row) => ({ ...row, expires_at: row.expires_at === null ? null : Number(row.expires_at) }));
+}
+
+/** Which of the users hold a live grant on any of the resources. */
+export async function usersGrantedAny(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  userIds: readonly string[],
+  resources: readonly ResourceRef[],
+  now: number,
+): Promise<Set<string>> {
+  if (userIds.length === 0 || resources.length === 0) return new Set();
+  const rows = await liveGrantsOfUsers(db, workspaceId, organizationId, userIds, now, resources);
+  return new Set(rows.map((r) => r.user_id));
+}

@@ -1,0 +1,86 @@
+import type { Kysely } from "kysely";
+import type { DocumentRow, Tables } from "../../db/tables.js";
+
+type Db = Kysely<Tables>;
+
+export async function findDocument(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  documentId: string,
+): Promise<DocumentRow | null> {
+  const row = await db
+    .selectFrom("documents")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", documentId)
+    .executeTakeFirst();
+  return row ? normalize(row) : null;
+}
+
+/** The ids among `ids` that already exist in the organization. */
+export async function existingDocumentIds(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("documents")
+    .select("id")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", [...ids])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function insertDocuments(db: Db, rows: readonly DocumentRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("documents")
+    .values([...rows])
+    .execute();
+}
+
+export interface DocumentFilter {
+  readonly workspaceId: string;
+  readonly organizationId: string;
+  /** A folder id, or null for documents at the root; absent for every document. */
+  readonly folderId?: string | null;
+  readonly ids?: readonly string[];
+}
+
+/** One keyset page of documents in id order (the primary key, or the folder index with a folder). */
+export async function listDocuments(
+  db: Db,
+  filter: DocumentFilter,
+  after: string | null,
+  limit: number,
+): Promise<{ rows: DocumentRow[]; next: string | null }> {
+  let query = db
+    .selectFrom("documents")
+    .selectAll()
+    .where("workspace_id", "=", filter.workspaceId)
+    .where("organization_id", "=", filter.organizationId);
+  if (filter.folderId === null) query = query.where("folder_id", "is", null);
+  else if (filter.folderId !== undefined) query = query.where("folder_id", "=", filter.folderId);
+  if (filter.ids) query = query.where("id", "in", [...filter.ids]);
+  if (after !== null) query = query.where("id", ">", after);
+  const rows = (
+    await query
+      .orderBy("id")
+      .limit(limit + 1)
+      .execute()
+  ).map(normalize);
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  return { rows: page, next: more ? (page.at(-1)?.id ?? null) : null };
+}
+
+/** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
+function normalize(row: DocumentRow): DocumentRow {
+  return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
+}

@@ -1,0 +1,45 @@
+import { invalidArgument } from "../../errors.js";
+
+/**
+ * Scope rules shared by update, get and delete (SPEC §4.9, DESIGN §5): the organization
+ * is narrowed by document, location and user; a location lives inside a document, and
+ * checking permissions needs the document, so both need `documentId`.
+ */
+export function checkScope(input: {
+  documentId?: string | undefined;
+  locationId?: string | undefined;
+  verifyUserPermissions?: boolean | undefined;
+}): void {
+  if (input.documentId !== undefined) return;
+  if (input.locationId !== undefined) throw needsDocument("data.locationId");
+  if (input.verifyUserPermissions === true) throw needsDocument("data.verifyUserPermissions");
+}
+
+function needsDocument(field: string) {
+  return invalidArgument(`${field} requires data.documentId.`, [{ field, message: "Requires documentId." }]);
+}
+
+/** A field that only means something for one user: INVALID_ARGUMENT unless userId is given. */
+export function requireUserFor(field: string, input: { userId?: string | undefined }): void {
+  if (input.userId === undefined) {
+    throw invalidArgument(`${field} requires data.userId.`, [{ field, message: "Requires userId." }]);
+  }
+}
+
+/** The stored scope of one notification, as its record's metadata and recipients say. */
+export interface StoredScope {
+  readonly documentId?: string;
+  readonly locationId?: string;
+  readonly recipients: readonly string[];
+}
+
+/** Whether a stored notification lies inside the scope a request names. */
+export function inScope(
+  stored: StoredScope,
+  scope: { documentId?: string | undefined; locationId?: string | undefined; userId?: string | undefined },
+): boolean {
+  if (scope.documentId !== undefined && stored.documentId !== scope.documentId) return false;
+  if (scope.locationId !== undefined && stored.locationId !== scope.locationId) return false;
+  if (scope.userId !== undefined && !stored.recipients.includes(scope.userId)) return false;
+  return true;
+}

@@ -1,0 +1,219 @@
+import type { Kysely } from "kysely";
+import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
+
+type Db = Kysely<Tables>;
+
+/** The organization narrowed by whatever of document, location, user and ids is given. */
+export interface NotificationScope {
+  readonly workspaceId: string;
+  readonly organizationId: string;
+  readonly documentId?: string;
+  readonly locationId?: string;
+  readonly userId?: string;
+  readonly ids?: readonly string[];
+}
+
+/** Which of a user's notifications a list holds; only with a userId. */
+export type UserView = "all" | "unread" | "forYou";
+
+export type SortKey = readonly [timestamp: number, id: string];
+
+export interface Page {
+  /** Serialized public records, in order. */
+  readonly records: string[];
+  /** Sort key of the last record when another page may follow. */
+  readonly next: SortKey | null;
+}
+
+/** Rows are written in chunks so that no statement exceeds either dialect's parameter limit. */
+const CHUNK = 500;
+
+function* chunks<T>(items: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
+}
+
+/** Inserts a notification with its recipients, replacing any notification with that id whole. */
+export async function replaceNotification(
+  db: Db,
+  row: NotificationRow,
+  recipients: readonly NotificationRecipientRow[],
+): Promise<void> {
+  await deleteByIds(db, row.workspace_id, row.organization_id, [row.id]);
+  await db.insertInto("notifications").values(row).execute();
+  for (const part of chunks(recipients))
+    await db.insertInto("notification_recipients").values(part).execute();
+}
+
+/**
+ * One keyset page in (timestamp, id) order. With a user the walk runs over that user's
+ * recipient rows (one index range per view) and joins the record; otherwise over the
+ * organization's, document's or location's index of notifications.
+ */
+export async function listNotifications(
+  db: Db,
+  scope: NotificationScope,
+  view: UserView,
+  order: "asc" | "desc",
+  after: SortKey | null,
+  limit: number,
+): Promise<Page> {
+  const dir = order === "asc" ? ">" : "<";
+  let rows: { record: string; timestamp: number; id: string }[];
+  if (scope.userId !== undefined) {
+    let query = db
+      .selectFrom("notification_recipients as r")
+      .innerJoin("notifications as n", (join) =>
+        join
+          .onRef("n.workspace_id", "=", "r.workspace_id")
+          .onRef("n.organization_id", "=", "r.organization_id")
+          .onRef("n.id", "=", "r.notification_id"),
+      )
+      .select(["n.record as record", "r.timestamp as timestamp", "r.notification_id as id"])
+      .where("r.workspace_id", "=", scope.workspaceId)
+      .where("r.organization_id", "=", scope.organizationId)
+      .where("r.user_id", "=", scope.userId);
+    if (view === "unread") query = query.where("r.is_read", "=", 0);
+    if (view === "forYou") query = query.where("r.in_for_you", "=", 1);
+    if (scope.documentId !== undefined) query = query.where("r.document_id", "=", scope.documentId);
+    if (scope.locationId !== undefined) query = query.where("r.location_id", "=", scope.locationId);
+    if (scope.ids) query = query.where("r.notification_id", "in", [...scope.ids]);
+    if (after) {
+      query = query.where((eb) =>
+        eb(eb.refTuple("r.timestamp", "r.notification_id"), dir, eb.tuple(after[0], after[1])),
+      );
+    }
+    rows = await query
+      .orderBy("r.timestamp", order)
+      .orderBy("r.notification_id", order)
+      .limit(limit + 1)
+      .execute();
+  } else {
+    let query = db
+      .selectFrom("notifications")
+      .select(["record", "timestamp", "id"])
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("organization_id", "=", scope.organizationId);
+    if (scope.documentId !== undefined) query = query.where("document_id", "=", scope.documentId);
+    if (scope.locationId !== undefined) query = query.where("location_id", "=", scope.locationId);
+    if (scope.ids) query = query.where("id", "in", [...scope.ids]);
+    if (after)
+      query = query.where((eb) => eb(eb.refTuple("timestamp", "id"), dir, eb.tuple(after[0], after[1])));
+    rows = await query
+      .orderBy("timestamp", order)
+      .orderBy("id", order)
+      .limit(limit + 1)
+      .execute();
+  }
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return {
+    records: page.map((r) => r.record),
+    next: more && last ? [Number(last.timestamp), last.id] : null,
+  };
+}
+
+export async function findNotifications(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<NotificationRow[]> {
+  const found: NotificationRow[] = [];
+  for (const part of chunks(ids)) {
+    const rows = await db
+      .selectFrom("notifications")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", part)
+      .execute();
+    for (const row of rows) found.push({ ...row, timestamp: Number(row.timestamp) });
+  }
+  return found;
+}
+
+/** Rewrites the records of existing notifications, many per statement. */
+export async function replaceRecords(db: Db, rows: readonly NotificationRow[]): Promise<void> {
+  for (const part of chunks(rows)) {
+    await db
+      .insertInto("notifications")
+      .values(part)
+      .onConflict((oc) =>
+        oc
+          .columns(["workspace_id", "organization_id", "id"])
+          .doUpdateSet((eb) => ({ record: eb.ref("excluded.record") })),
+      )
+      .execute();
+  }
+}
+
+/** Marks the given users' recipient rows read; `inForYou` says whether the rows stay in For You. */
+export async function markRead(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  notificationIds: readonly string[],
+  userIds: readonly string[],
+  inForYou: boolean,
+): Promise<void> {
+  if (userIds.length === 0) return;
+  for (const part of chunks(notificationIds)) {
+    await db
+      .updateTable("notification_recipients")
+      .set({ is_read: 1, in_for_you: inForYou ? 1 : 0 })
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("notification_id", "in", part)
+      .where("user_id", "in", [...userIds])
+      .execute();
+  }
+}
+
+/** Deletes notifications with their recipient rows; returns the ids deleted. */
+export async function deleteNotifications(db: Db, scope: NotificationScope): Promise<string[]> {
+  let query = db
+    .selectFrom("notifications")
+    .select("id")
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("organization_id", "=", scope.organizationId);
+  if (scope.documentId !== undefined) query = query.where("document_id", "=", scope.documentId);
+  if (scope.locationId !== undefined) query = query.where("location_id", "=", scope.locationId);
+  if (scope.ids) query = query.where("id", "in", [...scope.ids]);
+  if (scope.userId !== undefined) {
+    const userId = scope.userId;
+    query = query.where("id", "in", (eb) =>
+      eb
+        .selectFrom("notification_recipients")
+        .select("notification_id")
+        .where("workspace_id", "=", scope.workspaceId)
+        .where("organization_id", "=", scope.organizationId)
+        .where("user_id", "=", userId),
+    );
+  }
+  const ids = (await query.execute()).map((r) => r.id);
+  await deleteByIds(db, scope.workspaceId, scope.organizationId, ids);
+  return ids;
+}
+
+async function deleteByIds(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<void> {
+  for (const part of chunks(ids)) {
+    await db
+      .deleteFrom("notification_recipients")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("notification_id", "in", part)
+      .execute();
+    await db
+      .deleteFrom("notifications")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", part)
+      .execute();
+  }
+}

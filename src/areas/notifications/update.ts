@@ -1,0 +1,131 @@
+import type { Ctx } from "../../context.js";
+import type { NotificationRow } from "../../db/tables.js";
+import type { ErrorDetail } from "../../errors.js";
+import { usersWithDocumentAccess } from "../access/check.js";
+import { type NotificationRecord, parseRecord } from "./record.js";
+import type { NotificationPatchInput, UpdateNotificationsInput } from "./schemas.js";
+import { checkScope, inScope } from "./scope.js";
+import type { ItemOutcome } from "./service.js";
+import * as store from "./store.js";
+
+const UPDATED = "Notification updated.";
+const FAILED = "Failed to update notification.";
+
+/** Read marks to write: the same users and persistence for a set of notifications. */
+interface ReadMark {
+  readonly userIds: string[];
+  readonly persist: boolean;
+  readonly notificationIds: string[];
+}
+
+/**
+ * Updates notifications (SPEC §4.9, DESIGN §5). Each item must lie in the request's scope
+ * (organization, then document, location, and addressed to `userId` when given), else it
+ * fails alone and nothing of it is written. Content fields merge; `readByUserIds` adds read
+ * marks, which with `persistReadForUsers` true keep the notification in those users'
+ * For You lists. With `verifyUserPermissions` only users with access to the document are
+ * marked; the others are listed in the item's `details`. One transaction for the request.
+ */
+export async function updateNotifications(
+  ctx: Ctx,
+  input: UpdateNotificationsInput,
+): Promise<Record<string, ItemOutcome>> {
+  checkScope(input);
+  const many = Array.isArray(input.notifications);
+  const patches: NotificationPatchInput[] = Array.isArray(input.notifications)
+    ? input.notifications
+    : [input.notifications];
+  const pathOf = (index: number) => (many ? `data.notifications[${index}]` : "data.notifications");
+  const now = ctx.clock.now();
+  const workspaceId = ctx.workspace.id;
+  const { organizationId } = input;
+  return ctx.db.transaction().execute(async (trx) => {
+    const ids = [...new Set(patches.map((p) => p.id))];
+    const rows = await store.findNotifications(trx, workspaceId, organizationId, ids);
+    const found = new Map(rows.map((row) => [row.id, { row, record: parseRecord(row.record) }]));
+    const allowed =
+      input.verifyUserPermissions === true && input.documentId !== undefined
+        ? await usersWithDocumentAccess(
+            trx,
+            workspaceId,
+            organizationId,
+            input.documentId,
+            patches.flatMap((p) => p.readByUserIds ?? []),
+            now,
+          )
+        : null;
+
+    const results: Record<string, ItemOutcome> = {};
+    const changed = new Map<string, { row: NotificationRow; record: NotificationRecord }>();
+    const marks = new Map<string, ReadMark>();
+    patches.forEach((patch, index) => {
+      const entry = found.get(patch.id);
+      if (!entry || !inScope(storedScope(entry.record), input)) {
+        results[patch.id] = { success: false, message: FAILED };
+        return;
+      }
+      const { id, readByUserIds, persistReadForUsers, ...content } = patch;
+      Object.assign(entry.record, content);
+      let details: ErrorDetail[] | undefined;
+      if (readByUserIds) {
+        const kept = allowed ? readByUserIds.filter((u) => allowed.has(u)) : readByUserIds;
+        const dropped = allowed ? readByUserIds.filter((u) => !allowed.has(u)) : [];
+        if (dropped.length > 0) details = dropped.map((userId) => droppedDetail(pathOf(index), userId));
+        entry.record.readByUserIds = [...new Set([...entry.record.readByUserIds, ...kept])];
+        addMark(marks, id, kept, persistReadForUsers === true);
+      }
+      entry.record.lastUpdated = now;
+      changed.set(id, entry);
+      results[id] = details
+        ? { success: true, message: UPDATED, details }
+        : { success: true, message: UPDATED };
+    });
+
+    await store.replaceRecords(
+      trx,
+      [...changed.values()].map(({ row, record }) => ({ ...row, record: JSON.stringify(record) })),
+    );
+    for (const mark of marks.values()) {
+      await store.markRead(
+        trx,
+        workspaceId,
+        organizationId,
+        mark.notificationIds,
+        mark.userIds,
+        mark.persist,
+      );
+    }
+    return results;
+  });
+}
+
+function storedScope(record: NotificationRecord) {
+  return {
+    ...(record.metadata.documentId !== undefined ? { documentId: record.metadata.documentId } : {}),
+    ...(record.metadata.locationId !== undefined ? { locationId: record.metadata.locationId } : {}),
+    recipients: record.notifyUsers.map((u) => u.userId),
+  };
+}
+
+/** Groups read marks by (users, persistence), so a bulk "mark read for U" is one statement. */
+function addMark(
+  marks: Map<string, ReadMark>,
+  notificationId: string,
+  userIds: string[],
+  persist: boolean,
+): void {
+  if (userIds.length === 0) return;
+  const users = [...new Set(userIds)].sort();
+  const key = `${persist ? 1 : 0}\u0000${users.join("\u0000")}`;
+  const mark = marks.get(key);
+  if (mark) mark.notificationIds.push(notificationId);
+  else marks.set(key, { userIds: users, persist, notificationIds: [notificationId] });
+}
+
+function droppedDetail(item: string, userId: string): ErrorDetail {
+  return {
+    field: `${item}.readByUserIds`,
+    id: userId,
+    message: "User has no access to the document; not marked read.",
+  };
+}
