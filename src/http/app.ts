@@ -10,6 +10,7 @@ import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { registerObservability } from "./observability.js";
 import type { Operation, Outcome } from "./operation.js";
 import { allOperations } from "./operations.js";
+import { RateLimited, RateLimiter } from "./rate-limit.js";
 import { Envelope, ErrorBody, Success } from "./schemas.js";
 
 declare module "fastify" {
@@ -61,8 +62,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setErrorHandler((error, request, reply) => {
     const { error: apiError, internal } = toApiError(error, config.bodyLimitBytes);
     if (internal) request.log.error({ err: error }, "request failed");
-    if (apiError.status === "RESOURCE_EXHAUSTED" && apiError.httpStatus === 429)
-      reply.header("retry-after", "60");
+    if (apiError instanceof RateLimited) reply.header("retry-after", String(apiError.retryAfterS));
     return reply.code(apiError.httpStatus).type(JSON_TYPE).send(errorBody(apiError));
   });
 
@@ -91,6 +91,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     );
   }
 
+  const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);
   await app.register(async (scope) => {
     scope.addHook("onRequest", async (request) => {
       const workspace = await authenticate(
@@ -98,6 +99,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         request.headers["x-svc-api-key"],
         request.headers["x-svc-auth-token"],
       );
+      limiter.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);
     });
     for (const op of operations) registerOperation(scope, op);

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
-const comment = (over: Record<string, unknown> = {}) => ({
+const comment = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
   featureType: "comment",
   actionType: "comment.add",
   actionUser: { userId: "u1", email: "u1@example.com", name: "User One" },

@@ -55,7 +55,7 @@ for (const dialect of DIALECTS) {
             });
           const off = await call(issued.authToken);
           expect(off.status).toBe(400);
-          expect((await off.json()).error.status).toBe("FAILED_PRECONDITION");
+          expect(((await off.json()) as any).error.status).toBe("FAILED_PRECONDITION");
 
           await runCli(
             ["workspace", "update", "--api-key", workspace.apiKey, "--activity-service", "on"],
@@ -129,7 +129,7 @@ describe("first start", () => {
           },
         }),
       });
-      const page = await (
+      const page: any = await (
         await fetch(`${first.url}/v2/activities/get`, { method: "POST", headers, body })
       ).json();
       expect(page.result.pageToken).not.toBe("");

@@ -113,3 +113,27 @@ forEachDialect("authentication", (server) => {
     expect(lines.join("\n")).not.toContain(server().creds.authToken);
   });
 });
+
+forEachDialect(
+  "rate limiting",
+  (server) => {
+    it("answers RESOURCE_EXHAUSTED with Retry-After once a key spends its minute, per key, and refills", async () => {
+      const path = "/v2/activities/get";
+      const data = { organizationId: "org" };
+      for (let i = 0; i < 5; i++) expect((await server().call(path, data)).status).toBe(200);
+      const limited = await server().call(path, data);
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toEqual({
+        status: "RESOURCE_EXHAUSTED",
+        message: "Rate limit exceeded; retry after 12 s.",
+      });
+      expect(limited.headers.get("retry-after")).toBe("12");
+      const other = await server().newWorkspace();
+      expect((await server().call(path, data, { creds: other })).status).toBe(200);
+      server().clock.advance(12_000);
+      expect((await server().call(path, data)).status).toBe(200);
+      expect((await server().call(path, data)).status).toBe(429);
+    });
+  },
+  { env: { COLLABD_RATE_LIMIT_PER_MIN: "5" } },
+);

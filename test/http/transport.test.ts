@@ -69,7 +69,7 @@ forEachDialect("transport", (server) => {
     const get = await fetch(`${server().url}/v2/activities/get`);
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
-    expect((await get.json()).error.status).toBe("INVALID_ARGUMENT");
+    expect(((await get.json()) as any).error.status).toBe("INVALID_ARGUMENT");
   });
 
   it("counts requests per operation on /metrics", async () => {
@@ -82,7 +82,7 @@ forEachDialect("transport", (server) => {
   });
 
   it("serves an OpenAPI 3.1 document describing every operation, its errors and auth headers", async () => {
-    const doc = await (await fetch(`${server().url}/openapi.json`)).json();
+    const doc: any = await (await fetch(`${server().url}/openapi.json`)).json();
     expect(doc.openapi).toBe("3.1.0");
     for (const path of [
       "/v2/activities/get",
