@@ -1,6 +1,15 @@
 import { activityOperations } from "../areas/activities/routes.js";
+import { folderOperations } from "../areas/folders/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
+import { organizationOperations } from "../areas/organizations/routes.js";
+import { recordingOperations } from "../areas/recordings/routes.js";
 import type { Operation } from "./operation.js";
 
 /** Every operation the service serves; each area contributes its list. */
-export const allOperations: readonly Operation[] = [...activityOperations, ...notificationOperations];
+export const allOperations: readonly Operation[] = [
+  ...activityOperations,
+  ...organizationOperations,
+  ...folderOperations,
+  ...recordingOperations,
+  ...notificationOperations,
+];

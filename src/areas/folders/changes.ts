@@ -1,0 +1,85 @@
+import type { Ctx } from "../../context.js";
+import { notFound } from "../../errors.js";
+import { ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
+import { lockOrganization } from "../organizations/store.js";
+import { ROOT } from "./paths.js";
+import { type Folder, toFolder } from "./records.js";
+import type { DeleteFolderInput, UpdateFolderInput } from "./schemas.js";
+import { invalidField, requireAdvancedQueries, requireFolder } from "./service.js";
+import * as store from "./store.js";
+import * as subtree from "./subtree-store.js";
+import { applyAccess, moveFolder, type ParentRef, TOP_LEVEL } from "./tree.js";
+
+export const PARENT_NOT_FOUND = "Parent folder not found.";
+
+/**
+ * Renames, moves and/or changes the access of one folder (extension). A move rewrites
+ * `ancestors` of the whole subtree and the access of every folder that inherits through
+ * the moved one, in the same transaction; cycles and self-parenting are refused.
+ */
+export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<Folder> {
+  requireAdvancedQueries(ctx);
+  const { folderName, parentFolderId, accessType, inheritAccessFromParent } = input;
+  if ([folderName, parentFolderId, accessType, inheritAccessFromParent].every((v) => v === undefined)) {
+    throw invalidField(
+      "data",
+      "Provide at least one of data.folderName, data.parentFolderId, data.accessType or data.inheritAccessFromParent.",
+    );
+  }
+  if (accessType !== undefined && inheritAccessFromParent === true) {
+    throw invalidField(
+      "data.inheritAccessFromParent",
+      "data.inheritAccessFromParent must not be true when data.accessType is given.",
+    );
+  }
+  if (parentFolderId === input.folderId) {
+    throw invalidField("data.parentFolderId", "data.parentFolderId must not be the folder itself.");
+  }
+  const ws = ctx.workspace.id;
+  const org = input.organizationId;
+  const scope = { workspaceId: ws, organizationId: org };
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    if ((await lockOrganization(trx, ws, org)) === null) throw notFound(ORGANIZATION_NOT_FOUND);
+    const folder = await requireFolder(trx, ws, org, input.folderId);
+    const parentOf = async (id: string): Promise<ParentRef> => {
+      if (id === ROOT) return TOP_LEVEL;
+      const parent = await store.findFolder(trx, ws, org, id);
+      if (!parent) throw notFound(PARENT_NOT_FOUND);
+      return parent;
+    };
+    const moving = parentFolderId !== undefined && parentFolderId !== folder.parentFolderId;
+    let parent: ParentRef | null = null;
+    if (moving) {
+      parent = await parentOf(parentFolderId);
+      await moveFolder(trx, scope, folder, parent, now);
+    }
+    await subtree.updateFolderRow(trx, ws, org, folder.folderId, {
+      ...(folderName === undefined ? {} : { folderName }),
+      ...(moving ? { parentFolderId } : {}),
+      now,
+    });
+    const inherit =
+      accessType === undefined ? (inheritAccessFromParent ?? folder.inheritAccessFromParent) : false;
+    const parentAccess = async () => (parent ?? (await parentOf(folder.parentFolderId))).accessType;
+    const effective = accessType ?? (inherit ? await parentAccess() : folder.accessType);
+    if (effective !== folder.accessType || inherit !== folder.inheritAccessFromParent) {
+      const moved = await requireFolder(trx, ws, org, folder.folderId);
+      await applyAccess(trx, scope, moved.path, { accessType: effective, inherit }, now);
+    }
+    return toFolder(await requireFolder(trx, ws, org, folder.folderId), { apiKey: ws, organizationId: org });
+  });
+}
+
+/** Deletes a folder and its whole subtree (extension); returns how many folders went. */
+export async function deleteFolder(ctx: Ctx, input: DeleteFolderInput): Promise<{ deletedCount: number }> {
+  requireAdvancedQueries(ctx);
+  const ws = ctx.workspace.id;
+  const org = input.organizationId;
+  return ctx.db.transaction().execute(async (trx) => {
+    if ((await lockOrganization(trx, ws, org)) === null) throw notFound(ORGANIZATION_NOT_FOUND);
+    const folder = await requireFolder(trx, ws, org, input.folderId);
+    const deleted = await subtree.deleteSubtree(trx, ws, org, folder.path);
+    return { deletedCount: deleted.length };
+  });
+}

@@ -1,0 +1,110 @@
+import { invalidArgument } from "../../errors.js";
+import { type AccessType, MAX_FOLDER_DEPTH, MAX_STORED_DEPTH, pathKey, ROOT, ROOT_ACCESS } from "./paths.js";
+import type { FolderNode } from "./store.js";
+
+export interface NewFolder {
+  readonly folderId: string;
+  readonly folderName?: string | undefined;
+  readonly parentFolderId?: string | undefined;
+  readonly accessType?: AccessType | undefined;
+}
+
+export interface FolderItemOutcome {
+  readonly success: boolean;
+  readonly id: string;
+  readonly message: string;
+}
+
+export const FOLDER_MESSAGES = {
+  added: "Folder added.",
+  exists: "Folder already exists.",
+  parentMissing: "Parent folder not found.",
+  tooDeep: `Folder depth limit of ${MAX_FOLDER_DEPTH} levels exceeded.`,
+} as const;
+
+export interface AddPlan {
+  /** The folders to insert, parents before children. */
+  readonly created: FolderNode[];
+  readonly results: Record<string, FolderItemOutcome>;
+}
+
+/** What a top-level folder hangs under. */
+const ROOT_NODE = { folderId: ROOT, ancestors: [] as string[], path: "", depth: -1, accessType: ROOT_ACCESS };
+type Parent = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "accessType">;
+
+/**
+ * Decides every item of a folder add (DESIGN §5) against the folders that already
+ * exist: a parent may be an existing folder or one created by another item of the
+ * same request, in any order. Duplicates, missing parents and folders past the depth
+ * limit fail alone; a cycle among the new items is bad input and fails the request.
+ * `keyOf(index)` is the path key number allocated to the item at that index.
+ */
+export function planFolderAdds(
+  items: readonly NewFolder[],
+  existing: ReadonlyMap<string, FolderNode>,
+  keyOf: (index: number) => number,
+  now: number,
+): AddPlan {
+  const indexOf = new Map(items.map((item, index) => [item.folderId, index]));
+  const made = new Map<string, FolderNode | null>();
+  const created: FolderNode[] = [];
+  const results: Record<string, FolderItemOutcome> = {};
+  const visiting = new Set<string>();
+
+  const fail = (id: string, message: string) => {
+    results[id] = { success: false, id, message };
+    made.set(id, null);
+    return null;
+  };
+
+  const resolve = (index: number): FolderNode | null => {
+    const item = items[index]!;
+    const id = item.folderId;
+    if (made.has(id)) return made.get(id) ?? null;
+    if (existing.has(id)) return fail(id, FOLDER_MESSAGES.exists);
+    const parentId = item.parentFolderId ?? ROOT;
+    let parent: Parent | null | undefined = parentId === ROOT ? ROOT_NODE : existing.get(parentId);
+    if (parent === undefined) {
+      const parentIndex = indexOf.get(parentId);
+      if (parentIndex === undefined) return fail(id, FOLDER_MESSAGES.parentMissing);
+      if (visiting.has(parentId)) throw cycleError(index, parentId);
+      visiting.add(id);
+      parent = resolve(parentIndex);
+      visiting.delete(id);
+      if (parent === null) return fail(id, FOLDER_MESSAGES.parentMissing);
+    }
+    if (parent.depth + 1 > MAX_STORED_DEPTH) return fail(id, FOLDER_MESSAGES.tooDeep);
+    const node: FolderNode = {
+      folderId: id,
+      folderName: item.folderName ?? id,
+      parentFolderId: parentId,
+      ancestors: parent.folderId === ROOT ? [ROOT] : [...parent.ancestors, parent.folderId],
+      accessType: item.accessType ?? parent.accessType,
+      inheritAccessFromParent: item.accessType === undefined,
+      path: parent.path + pathKey(keyOf(index)),
+      depth: parent.depth + 1,
+      createdAt: now,
+      lastUpdated: now,
+    };
+    made.set(id, node);
+    created.push(node);
+    results[id] = { success: true, id, message: FOLDER_MESSAGES.added };
+    return node;
+  };
+
+  items.forEach((_item, index) => {
+    resolve(index);
+  });
+  return {
+    created,
+    results: Object.fromEntries(items.map((item) => [item.folderId, results[item.folderId]!])),
+  };
+}
+
+function cycleError(index: number, parentId: string) {
+  const field = `data.folders[${index}].parentFolderId`;
+  return invalidArgument(
+    `${field} makes a cycle: folder ${JSON.stringify(parentId)} is among its own ancestors.`,
+    [{ field, message: "Folders in one request must not form a cycle." }],
+  );
+}

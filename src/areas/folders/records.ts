@@ -1,0 +1,60 @@
+import { parentPath } from "./paths.js";
+import type { FolderNode } from "./store.js";
+
+/** A folder as the API returns it (SPEC §2.3), in the SPEC's field order. */
+export interface Folder {
+  folderId: string;
+  folderName: string;
+  parentFolderId: string;
+  apiKey: string;
+  organizationId: string;
+  createdAt: number;
+  lastUpdated: number;
+  ancestors: readonly string[];
+  accessType: string;
+  inheritAccessFromParent: boolean;
+  /** Present only when at least one subfolder is returned in it. */
+  subFolders?: Folder[];
+}
+
+export interface Owner {
+  readonly apiKey: string;
+  readonly organizationId: string;
+}
+
+export function toFolder(node: FolderNode, owner: Owner): Folder {
+  return {
+    folderId: node.folderId,
+    folderName: node.folderName,
+    parentFolderId: node.parentFolderId,
+    apiKey: owner.apiKey,
+    organizationId: owner.organizationId,
+    createdAt: node.createdAt,
+    lastUpdated: node.lastUpdated,
+    ancestors: node.ancestors,
+    accessType: node.accessType,
+    inheritAccessFromParent: node.inheritAccessFromParent,
+  };
+}
+
+/**
+ * Nests `below` (in path order) under `tops`: each node goes into its parent's
+ * `subFolders`, created on the first child so an empty list never appears.
+ */
+export function nest(tops: readonly FolderNode[], below: readonly FolderNode[], owner: Owner): Folder[] {
+  const byPath = new Map<string, Folder>();
+  const roots = tops.map((node) => {
+    const folder = toFolder(node, owner);
+    byPath.set(node.path, folder);
+    return folder;
+  });
+  for (const node of below) {
+    const parent = byPath.get(parentPath(node.path));
+    if (!parent) continue;
+    const folder = toFolder(node, owner);
+    if (parent.subFolders) parent.subFolders.push(folder);
+    else parent.subFolders = [folder];
+    byPath.set(node.path, folder);
+  }
+  return roots;
+}

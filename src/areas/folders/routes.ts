@@ -1,0 +1,90 @@
+import { Type } from "typebox";
+import { operation } from "../../http/operation.js";
+import { deleteFolder, updateFolder } from "./changes.js";
+import {
+  AddFoldersV1,
+  AddFoldersV2,
+  DeleteFolder,
+  FolderItemResults,
+  FolderRecord,
+  GetFolders,
+  UpdateFolder,
+} from "./schemas.js";
+import { addFolders, getFolders } from "./service.js";
+
+const TAG = "Folders";
+const ADDED = "Folder created successfully.";
+const NEEDS =
+  "Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization " +
+  "(NOT_FOUND `Organization not found.`).";
+
+export const folderOperations = [
+  operation({
+    path: "/v2/organizations/folders/get",
+    tag: TAG,
+    summary: "Get folders",
+    description:
+      "With `folderId`: that folder with `subFolders` nested `maxDepth` levels (default 1, 0 allowed). Without: " +
+      "every folder of the organization flat, parents first; with `maxDepth` also given, the top-level folders " +
+      `nested. \`subFolders\` appears only when non-empty. ${NEEDS}`,
+    data: GetFolders,
+    result: Type.Array(FolderRecord),
+    handle: async (ctx, data) => {
+      const listing = await getFolders(ctx, data);
+      return {
+        message: listing.oneFolder ? "Folder(s) retrieved successfully." : "Folders retrieved successfully.",
+        data: listing.folders,
+      };
+    },
+  }),
+  operation({
+    path: "/v2/organizations/folders/add",
+    tag: TAG,
+    summary: "Add folders",
+    description:
+      "Creates folders; a parent may be created by another item of the same request, in any order. Without " +
+      "`accessType` a folder inherits its parent's (top level: organizationPrivate). Per-item results keyed by " +
+      "folderId: `Folder added.`, `Folder already exists.`, `Parent folder not found.`. `createOrganization` " +
+      `creates a missing organization first. ${NEEDS}`,
+    data: AddFoldersV2,
+    result: FolderItemResults,
+    handle: async (ctx, data) => ({ message: ADDED, data: await addFolders(ctx, data) }),
+  }),
+  operation({
+    path: "/v1/organizations/folders/add",
+    tag: TAG,
+    summary: "Add folders (version 1)",
+    description: `As the v2 add without \`createOrganization\` and \`accessType\`: every folder inherits. ${NEEDS}`,
+    data: AddFoldersV1,
+    result: FolderItemResults,
+    handle: async (ctx, data) => ({ message: ADDED, data: await addFolders(ctx, data) }),
+  }),
+  operation({
+    path: "/v2/organizations/folders/update",
+    tag: TAG,
+    summary: "Update a folder (extension)",
+    description:
+      "Renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access " +
+      "(`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of " +
+      "the whole subtree atomically; a parent inside the subtree is INVALID_ARGUMENT. Returns the folder. " +
+      NEEDS,
+    data: UpdateFolder,
+    result: FolderRecord,
+    handle: async (ctx, data) => ({
+      message: "Folder updated successfully.",
+      data: await updateFolder(ctx, data),
+    }),
+  }),
+  operation({
+    path: "/v2/organizations/folders/delete",
+    tag: TAG,
+    summary: "Delete a folder (extension)",
+    description: `Deletes the folder and every folder below it; returns \`deletedCount\`. ${NEEDS}`,
+    data: DeleteFolder,
+    result: Type.Object({ deletedCount: Type.Integer() }),
+    handle: async (ctx, data) => ({
+      message: "Folder(s) deleted successfully.",
+      data: await deleteFolder(ctx, data),
+    }),
+  }),
+];

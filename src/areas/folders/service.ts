@@ -1,0 +1,134 @@
+import type { Kysely } from "kysely";
+import type { Ctx } from "../../context.js";
+import type { Tables } from "../../db/tables.js";
+import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
+import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
+import { findOrganization, lockOrganization } from "../organizations/store.js";
+import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
+import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
+import { type Folder, nest, toFolder } from "./records.js";
+import type { GetFoldersInput } from "./schemas.js";
+import * as store from "./store.js";
+
+export const ADVANCED_QUERIES_OFF = "Advanced queries are not enabled for this workspace.";
+export const FOLDER_NOT_FOUND = "Folder not found.";
+
+/** Folder operations (and documents placed in folders) need the workspace's advanced queries (DESIGN §5). */
+export function requireAdvancedQueries(ctx: Ctx): void {
+  if (!ctx.workspace.advancedQueries) throw failedPrecondition(ADVANCED_QUERIES_OFF);
+}
+
+/** The folder, or NOT_FOUND `Folder not found.`; runs inside a caller's transaction when given one. */
+export async function requireFolder(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  organizationId: string,
+  folderId: string,
+): Promise<store.FolderNode> {
+  const folder = await store.findFolder(db, workspaceId, organizationId, folderId);
+  if (!folder) throw notFound(FOLDER_NOT_FOUND);
+  return folder;
+}
+
+export interface FolderListing {
+  readonly folders: Folder[];
+  /** Whether one folder was asked for, which has its own success message. */
+  readonly oneFolder: boolean;
+}
+
+/**
+ * Reads the tree (SPEC §4.5, DESIGN §5): one folder nested `maxDepth` levels (default 1);
+ * without folderId, every folder flat, or the top-level folders nested when `maxDepth`
+ * is given. All reads share one snapshot, so a concurrent move is seen whole or not at all.
+ */
+export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<FolderListing> {
+  requireAdvancedQueries(ctx);
+  const ws = ctx.workspace.id;
+  const org = input.organizationId;
+  const owner = { apiKey: ws, organizationId: org };
+  const levels = (from: number, count: number) =>
+    Array.from({ length: Math.max(0, Math.min(count, MAX_STORED_DEPTH - from + 1)) }, (_, i) => from + i);
+  return ctx.db
+    .transaction()
+    .setIsolationLevel("repeatable read")
+    .execute(async (trx) => {
+      if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
+      if (input.folderId !== undefined) {
+        const folder = await requireFolder(trx, ws, org, input.folderId);
+        const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
+        const below = await store.listLevels(trx, ws, org, depths, folder.path);
+        return { folders: nest([folder], below, owner), oneFolder: true };
+      }
+      if (input.maxDepth === undefined) {
+        const all = await store.listAllFolders(trx, ws, org);
+        return { folders: all.map((node) => toFolder(node, owner)), oneFolder: false };
+      }
+      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth + 1));
+      const tops = rows.filter((node) => node.depth === 0);
+      return {
+        folders: nest(
+          tops,
+          rows.filter((node) => node.depth > 0),
+          owner,
+        ),
+        oneFolder: false,
+      };
+    });
+}
+
+/**
+ * Adds folders, v1 and v2 (SPEC §4.6–4.7): per-item results keyed by folderId. The
+ * organization must exist unless `createOrganization`; bad input fails the whole request
+ * before anything is written.
+ */
+export async function addFolders(
+  ctx: Ctx,
+  input: { organizationId: string; createOrganization?: boolean; folders: readonly NewFolder[] },
+): Promise<Record<string, FolderItemOutcome>> {
+  requireAdvancedQueries(ctx);
+  checkNewFolders(input.folders);
+  const ws = ctx.workspace.id;
+  const org = input.organizationId;
+  const now = ctx.clock.now();
+  return ctx.db.transaction().execute(async (trx) => {
+    if (input.createOrganization) await ensureOrganization(trx, ws, org, now);
+    const lastKey = await lockOrganization(trx, ws, org, input.folders.length);
+    if (lastKey === null) throw notFound(ORGANIZATION_NOT_FOUND);
+    const firstKey = lastKey - input.folders.length + 1;
+    const named = new Set<string>();
+    for (const item of input.folders) {
+      named.add(item.folderId);
+      if (item.parentFolderId !== undefined && item.parentFolderId !== ROOT) named.add(item.parentFolderId);
+    }
+    const existing = await store.findFolders(trx, ws, org, [...named]);
+    const plan = planFolderAdds(input.folders, existing, (index) => firstKey + index, now);
+    await store.insertFolders(
+      trx,
+      plan.created.map((node) => store.nodeToRow(ws, org, node)),
+    );
+    return plan.results;
+  });
+}
+
+/** Bad input of a folder add, refused whole (DESIGN §2): reserved or repeated ids, self-parenting. */
+function checkNewFolders(folders: readonly NewFolder[]): void {
+  const seen = new Map<string, number>();
+  folders.forEach((folder, index) => {
+    const at = `data.folders[${index}]`;
+    if (folder.folderId === ROOT) {
+      throw invalidField(`${at}.folderId`, `${at}.folderId must not be root, which names the top level.`);
+    }
+    if (folder.parentFolderId === folder.folderId) {
+      throw invalidField(`${at}.parentFolderId`, `${at}.parentFolderId must not be the folder itself.`);
+    }
+    const first = seen.get(folder.folderId);
+    if (first !== undefined) {
+      throw invalidField(`${at}.folderId`, `${at}.folderId repeats data.folders[${first}].folderId.`);
+    }
+    seen.set(folder.folderId, index);
+  });
+}
+
+export function invalidField(field: string, message: string) {
+  return invalidArgument(message, [{ field, message }]);
+}

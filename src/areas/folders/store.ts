@@ -1,0 +1,167 @@
+import type { Kysely } from "kysely";
+import type { FolderRow, Tables } from "../../db/tables.js";
+import { type AccessType, subtreeRange } from "./paths.js";
+
+type Db = Kysely<Tables>;
+
+/** A folder as the tree code sees it: its place in the tree, its effective access. */
+export interface FolderNode {
+  readonly folderId: string;
+  readonly folderName: string;
+  /** `root` for a top-level folder. */
+  readonly parentFolderId: string;
+  /** Folder ids from `root` down to the direct parent. */
+  readonly ancestors: readonly string[];
+  /** Effective access: the folder's own, or inherited from the nearest ancestor that sets one. */
+  readonly accessType: AccessType;
+  readonly inheritAccessFromParent: boolean;
+  readonly path: string;
+  /** 0 for a top-level folder. */
+  readonly depth: number;
+  readonly createdAt: number;
+  readonly lastUpdated: number;
+}
+
+const COLUMNS = [
+  "folder_id",
+  "folder_name",
+  "parent_folder_id",
+  "ancestors",
+  "access_type",
+  "inherit_access",
+  "path",
+  "depth",
+  "created_at",
+  "last_updated",
+] as const;
+
+type NodeRow = Pick<FolderRow, (typeof COLUMNS)[number]>;
+
+export function rowToNode(row: NodeRow): FolderNode {
+  return {
+    folderId: row.folder_id,
+    folderName: row.folder_name,
+    parentFolderId: row.parent_folder_id,
+    ancestors: JSON.parse(row.ancestors) as string[],
+    accessType: row.access_type as AccessType,
+    inheritAccessFromParent: row.inherit_access === 1,
+    path: row.path,
+    depth: Number(row.depth),
+    createdAt: Number(row.created_at),
+    lastUpdated: Number(row.last_updated),
+  };
+}
+
+/** The stored row of a folder of this workspace and organization. */
+export function nodeToRow(workspaceId: string, organizationId: string, node: FolderNode): FolderRow {
+  return {
+    workspace_id: workspaceId,
+    organization_id: organizationId,
+    folder_id: node.folderId,
+    parent_folder_id: node.parentFolderId,
+    path: node.path,
+    depth: node.depth,
+    ancestors: JSON.stringify(node.ancestors),
+    folder_name: node.folderName,
+    access_type: node.accessType,
+    inherit_access: node.inheritAccessFromParent ? 1 : 0,
+    created_at: node.createdAt,
+    last_updated: node.lastUpdated,
+  };
+}
+
+const scope = (db: Db, workspaceId: string, organizationId: string) =>
+  db
+    .selectFrom("folders")
+    .select(COLUMNS)
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId);
+
+/**
+ * One folder with its ancestors and effective access, or null when the organization of
+ * this workspace has no such folder. For other areas (documents, access checks) too.
+ */
+export async function findFolder(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  folderId: string,
+): Promise<FolderNode | null> {
+  const row = await scope(db, workspaceId, organizationId)
+    .where("folder_id", "=", folderId)
+    .executeTakeFirst();
+  return row ? rowToNode(row) : null;
+}
+
+/** The folders among `folderIds` that exist, keyed by id. */
+export async function findFolders(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  folderIds: readonly string[],
+): Promise<Map<string, FolderNode>> {
+  const found = new Map<string, FolderNode>();
+  for (let i = 0; i < folderIds.length; i += 500) {
+    const chunk = folderIds.slice(i, i + 500);
+    const rows = await scope(db, workspaceId, organizationId).where("folder_id", "in", chunk).execute();
+    for (const row of rows) found.set(row.folder_id, rowToNode(row));
+  }
+  return found;
+}
+
+/** Every folder of the organization in path order: parents first, siblings by creation. */
+export async function listAllFolders(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+): Promise<FolderNode[]> {
+  const rows = await scope(db, workspaceId, organizationId).orderBy("path").execute();
+  return rows.map(rowToNode);
+}
+
+/**
+ * The folders at the given stored depths, within `under`'s subtree when given, in path
+ * order. Each depth is one range of the (depth, path) index, so the cost follows the
+ * rows returned, not the size of the organization or of deeper levels.
+ */
+export async function listLevels(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  depths: readonly number[],
+  under?: string,
+): Promise<FolderNode[]> {
+  if (depths.length === 0) return [];
+  let query = scope(db, workspaceId, organizationId).where("depth", "in", [...depths]);
+  if (under !== undefined) {
+    const [from, to] = subtreeRange(under);
+    query = query.where("path", ">", from).where("path", "<", to);
+  }
+  // Sorted here: an ORDER BY path would tempt the planner into the path index, which reads the whole subtree.
+  const rows = await query.execute();
+  return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export async function insertFolders(db: Db, rows: readonly FolderRow[]): Promise<void> {
+  // 12 parameters a row: 400 rows stay far below either dialect's parameter limit.
+  for (let i = 0; i < rows.length; i += 400) {
+    await db
+      .insertInto("folders")
+      .values(rows.slice(i, i + 400))
+      .execute();
+  }
+}
+
+/** The deepest stored depth in a folder's subtree (the folder's own when it has none). */
+export async function subtreeMaxDepth(db: Db, workspaceId: string, organizationId: string, path: string) {
+  const [from, to] = subtreeRange(path);
+  const row = await db
+    .selectFrom("folders")
+    .select((eb) => eb.fn.max("depth").as("deepest"))
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("path", ">=", from)
+    .where("path", "<", to)
+    .executeTakeFirst();
+  return Number(row?.deepest ?? 0);
+}

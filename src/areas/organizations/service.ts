@@ -1,0 +1,104 @@
+import type { Kysely } from "kysely";
+import type { Ctx } from "../../context.js";
+import type { Tables } from "../../db/tables.js";
+import { invalidArgument, notFound } from "../../errors.js";
+import { listLimit } from "../../lib/paging.js";
+import type { AddOrganizationsInput, GetOrganizationsInput } from "./schemas.js";
+import * as store from "./store.js";
+
+export const ORGANIZATION_NOT_FOUND = "Organization not found.";
+
+export interface OrganizationItemOutcome {
+  readonly success: boolean;
+  readonly id: string;
+  readonly message: string;
+}
+
+/**
+ * The organization record, or NOT_FOUND `Organization not found.` (DESIGN §3: folder and
+ * document operations need the record). Takes the executor so it runs inside a caller's
+ * transaction; another workspace's organization is absent here, never forbidden.
+ */
+export async function requireOrganization(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  organizationId: string,
+): Promise<store.Organization> {
+  const organization = await store.findOrganization(db, workspaceId, organizationId);
+  if (!organization) throw notFound(ORGANIZATION_NOT_FOUND);
+  return organization;
+}
+
+/**
+ * Creates the organization when it does not exist (the `createOrganization` flag of
+ * folder and document add). Idempotent, so concurrent requests both succeed.
+ */
+export async function ensureOrganization(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  organizationId: string,
+  now: number,
+): Promise<void> {
+  await store.insertOrganizations(db, workspaceId, [{ organizationId }], now);
+}
+
+/** Creates organizations; an existing id fails alone with `Organization already exists.`. */
+export async function addOrganizations(
+  ctx: Ctx,
+  input: AddOrganizationsInput,
+): Promise<Record<string, OrganizationItemOutcome>> {
+  const seen = new Map<string, number>();
+  input.organizations.forEach((o, index) => {
+    const first = seen.get(o.organizationId);
+    if (first !== undefined) {
+      const field = `data.organizations[${index}].organizationId`;
+      throw invalidArgument(`${field} repeats data.organizations[${first}].organizationId.`, [
+        { field, message: "Each organizationId may appear once per request." },
+      ]);
+    }
+    seen.set(o.organizationId, index);
+  });
+  const inserted = await ctx.db
+    .transaction()
+    .execute((trx) => store.insertOrganizations(trx, ctx.workspace.id, input.organizations, ctx.clock.now()));
+  return Object.fromEntries(
+    input.organizations.map(({ organizationId: id }) => [
+      id,
+      inserted.has(id)
+        ? { success: true, id, message: "Organization added." }
+        : { success: false, id, message: "Organization already exists." },
+    ]),
+  );
+}
+
+export interface OrganizationPage {
+  readonly organizations: store.Organization[];
+  readonly pageToken: string;
+}
+
+/** Lists the workspace's organizations in organizationId order, keyset-paged (DESIGN §4). */
+export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): Promise<OrganizationPage> {
+  const limit = listLimit(input.pageSize);
+  const { pageToken, ...rest } = input;
+  const query = { ...rest, pageSize: limit };
+  let after: string | null = null;
+  if (pageToken) {
+    const [last] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now());
+    if (typeof last !== "string") throw invalidArgument("Invalid page token.");
+    after = last;
+  }
+  const rows = await store.listOrganizations(ctx.db, ctx.workspace.id, {
+    ids: input.organizationIds,
+    after,
+    limit,
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    organizations: page.map(store.rowToOrganization),
+    pageToken:
+      rows.length > limit && last
+        ? ctx.pageTokens.seal(ctx.workspace.id, query, [last.organization_id], ctx.clock.now())
+        : "",
+  };
+}

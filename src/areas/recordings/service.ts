@@ -1,0 +1,122 @@
+import type { Ctx } from "../../context.js";
+import type { RecordingRow } from "../../db/tables.js";
+import { invalidArgument } from "../../errors.js";
+import { listLimit } from "../../lib/paging.js";
+import { publicRecording } from "./record.js";
+import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
+import * as store from "./store.js";
+
+export interface ItemOutcome {
+  readonly success: boolean;
+  readonly message: string;
+}
+
+export interface RecordingPage {
+  /** Serialized records, spliced into the response as they are stored. */
+  readonly records: string[];
+  readonly pageToken: string;
+}
+
+/**
+ * Lists recording annotations of an organization, optionally one document or some ids,
+ * newest first, keyset-paged (SPEC §4.4, DESIGN §4). No organization record is needed.
+ */
+export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promise<RecordingPage> {
+  const limit = listLimit(input.pageSize);
+  const { pageToken, ...rest } = input;
+  const query = { ...rest, pageSize: limit };
+  let after: store.SortKey | null = null;
+  if (pageToken) {
+    const [createdAt, id] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now());
+    if (typeof createdAt !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
+    after = [createdAt, id];
+  }
+  const page = await store.listRecordings(
+    ctx.db,
+    {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      documentId: input.documentId,
+      ids: input.recordingIds,
+    },
+    after,
+    limit,
+  );
+  return {
+    records: page.records,
+    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+  };
+}
+
+/**
+ * Writes recording annotations to one document (extension), in one transaction: an
+ * existing annotationId is replaced whole, keeping its creation time (its place in the
+ * list) and, unless given, moving `latestVersion` one up.
+ */
+export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promise<void> {
+  const seen = new Map<string, number>();
+  input.recordings.forEach((recording, index) => {
+    const first = seen.get(recording.annotationId);
+    if (first !== undefined) {
+      const field = `data.recordings[${index}].annotationId`;
+      throw invalidArgument(`${field} repeats data.recordings[${first}].annotationId.`, [
+        { field, message: "Each annotationId may appear once per request." },
+      ]);
+    }
+    seen.set(recording.annotationId, index);
+  });
+  const ws = ctx.workspace.id;
+  const metadata = { apiKey: ws, documentId: input.documentId, organizationId: input.organizationId };
+  const now = ctx.clock.now();
+  await ctx.db.transaction().execute(async (trx) => {
+    const previous = await store.findPrevious(trx, ws, input.organizationId, [...seen.keys()]);
+    const rows = input.recordings.map((recording): RecordingRow => {
+      const before = previous.get(recording.annotationId);
+      const latestVersion = recording.latestVersion ?? (before ? before.latestVersion + 1 : 1);
+      return {
+        workspace_id: ws,
+        organization_id: input.organizationId,
+        annotation_id: recording.annotationId,
+        document_id: input.documentId,
+        latest_version: latestVersion,
+        created_at: before?.createdAt ?? now,
+        last_updated: now,
+        record: JSON.stringify(publicRecording(recording, metadata, latestVersion)),
+      };
+    });
+    await store.upsertRecordings(trx, rows);
+    // Events caused by this write (recorder.done, DESIGN §6) are written here, in this transaction.
+  });
+}
+
+export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;
+
+/**
+ * Deletes recordings of an organization narrowed by document and/or ids (extension).
+ * With `recordingIds` the answer is per id; otherwise it is the number deleted.
+ */
+export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): Promise<DeleteOutcome> {
+  if (input.documentId === undefined && input.recordingIds === undefined) {
+    throw invalidArgument("Provide at least one of data.documentId or data.recordingIds.", [
+      { field: "data", message: "At least one of documentId or recordingIds is required." },
+    ]);
+  }
+  const deleted = await ctx.db.transaction().execute((trx) =>
+    store.deleteRecordings(trx, {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      documentId: input.documentId,
+      ids: input.recordingIds,
+    }),
+  );
+  if (!input.recordingIds) return { deletedCount: deleted.length };
+  const gone = new Set(deleted);
+  return Object.fromEntries(
+    input.recordingIds.map((id) => [
+      id,
+      gone.has(id)
+        ? { success: true, message: "Recording deleted." }
+        : { success: false, message: "Failed to delete recording." },
+    ]),
+  );
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from "kysely";
+import type { RecordingRow, Tables } from "../../db/tables.js";
+
+type Db = Kysely<Tables>;
+
+export interface RecordingFilter {
+  readonly workspaceId: string;
+  readonly organizationId: string;
+  readonly documentId?: string | undefined;
+  readonly ids?: readonly string[] | undefined;
+}
+
+/** Recordings list newest first: (created_at, annotation_id) descending. */
+export type SortKey = readonly [createdAt: number, annotationId: string];
+
+export interface Page {
+  /** Serialized public records, in order. */
+  readonly records: string[];
+  /** Sort key of the last record when another page may follow. */
+  readonly next: SortKey | null;
+}
+
+/** What a replace keeps of the record it replaces. */
+export interface Previous {
+  readonly latestVersion: number;
+  readonly createdAt: number;
+}
+
+/** The stored versions and creation times of the given annotations of an organization. */
+export async function findPrevious(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, Previous>> {
+  const found = new Map<string, Previous>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom("recordings")
+      .select(["annotation_id", "latest_version", "created_at"])
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("annotation_id", "in", ids.slice(i, i + 500))
+      .execute();
+    for (const r of rows) {
+      found.set(r.annotation_id, {
+        latestVersion: Number(r.latest_version),
+        createdAt: Number(r.created_at),
+      });
+    }
+  }
+  return found;
+}
+
+/** Inserts or replaces recordings by (workspace, organization, annotationId). */
+export async function upsertRecordings(db: Db, rows: readonly RecordingRow[]): Promise<void> {
+  // 8 parameters a row: 500 rows stay far below either dialect's parameter limit.
+  for (let i = 0; i < rows.length; i += 500) {
+    await db
+      .insertInto("recordings")
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) =>
+        oc.columns(["workspace_id", "organization_id", "annotation_id"]).doUpdateSet((eb) => ({
+          document_id: eb.ref("excluded.document_id"),
+          latest_version: eb.ref("excluded.latest_version"),
+          created_at: eb.ref("excluded.created_at"),
+          last_updated: eb.ref("excluded.last_updated"),
+          record: eb.ref("excluded.record"),
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * One keyset page, newest first: the document filter picks its index, the cursor
+ * starts the range scan, so a page costs the same however deep it is.
+ */
+export async function listRecordings(
+  db: Db,
+  filter: RecordingFilter,
+  after: SortKey | null,
+  limit: number,
+): Promise<Page> {
+  let query = db
+    .selectFrom("recordings")
+    .select(["record", "created_at", "annotation_id"])
+    .where("workspace_id", "=", filter.workspaceId)
+    .where("organization_id", "=", filter.organizationId);
+  if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
+  if (filter.ids) query = query.where("annotation_id", "in", [...filter.ids]);
+  if (after) {
+    query = query.where((eb) =>
+      eb(eb.refTuple("created_at", "annotation_id"), "<", eb.tuple(after[0], after[1])),
+    );
+  }
+  const rows = await query
+    .orderBy("created_at", "desc")
+    .orderBy("annotation_id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return {
+    records: page.map((r) => r.record),
+    next: more && last ? [Number(last.created_at), last.annotation_id] : null,
+  };
+}
+
+/** Deletes matching recordings; returns the annotation ids that were deleted. */
+export async function deleteRecordings(db: Db, filter: RecordingFilter): Promise<string[]> {
+  let query = db
+    .deleteFrom("recordings")
+    .where("workspace_id", "=", filter.workspaceId)
+    .where("organization_id", "=", filter.organizationId);
+  if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
+  if (filter.ids) query = query.where("annotation_id", "in", [...filter.ids]);
+  const rows = await query.returning("annotation_id").execute();
+  return rows.map((r) => r.annotation_id);
+}
