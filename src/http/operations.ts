@@ -1,4 +1,6 @@
+import { accessOperations } from "../areas/access/routes.js";
 import { activityOperations } from "../areas/activities/routes.js";
+import { documentOperations } from "../areas/documents/routes.js";
 import { folderOperations } from "../areas/folders/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
@@ -12,4 +14,6 @@ export const allOperations: readonly Operation[] = [
   ...folderOperations,
   ...recordingOperations,
   ...notificationOperations,
+  ...documentOperations,
+  ...accessOperations,
 ];

@@ -1,9 +1,11 @@
 import type { Kysely } from "kysely";
 import type { DocumentRow, Tables } from "../../db/tables.js";
+import { type AccessType, ROOT, ROOT_ACCESS } from "../folders/paths.js";
+import { type FolderNode, findFolders } from "../folders/store.js";
 
 type Db = Kysely<Tables>;
 
-export type AccessType = "organizationPrivate" | "restricted" | "public";
+type Placed = Pick<DocumentRow, "workspace_id" | "organization_id" | "id" | "folder_id" | "access_type">;
 
 /** Where a document sits now and the access it has there, read at the time of asking. */
 export interface Placement {
@@ -15,50 +17,36 @@ export interface Placement {
 }
 
 /**
- * Resolves a document's folder ancestry and effective access from the folder tree as it
- * is now, never from a copy, so a folder move or access change is seen by the next check.
- * A folder that no longer exists places the document at the root.
+ * Resolves documents' folder ancestry and effective access from the folder tree as it is
+ * now, never from a copy, so a folder move or access change is seen by the next check.
+ * One folder read for all documents of one organization. A folder that no longer exists
+ * places the document at the root.
  */
-export async function resolvePlacement(
-  db: Db,
-  document: Pick<DocumentRow, "workspace_id" | "organization_id" | "folder_id" | "access_type"> | null,
-): Promise<Placement> {
-  const folder =
-    document?.folder_id != null
-      ? await readFolder(db, document.workspace_id, document.organization_id, document.folder_id)
-      : null;
-  const own = (document?.access_type ?? null) as AccessType | null;
-  return {
-    folderChain: folder ? [folder.folderId, ...folder.ancestors.filter((id) => id !== "root")] : [],
-    accessType: own ?? folder?.accessType ?? "organizationPrivate",
-    inheritAccessFromParent: own === null,
-  };
-}
-
-interface FolderAccess {
-  readonly folderId: string;
-  readonly ancestors: readonly string[];
-  readonly accessType: AccessType;
-}
-
-/** A read-only look at the folders table (owned by the folders area): ancestry and effective access. */
-async function readFolder(
+export async function resolvePlacements(
   db: Db,
   workspaceId: string,
   organizationId: string,
-  folderId: string,
-): Promise<FolderAccess | null> {
-  const row = await db
-    .selectFrom("folders")
-    .select(["folder_id", "ancestors", "access_type"])
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("folder_id", "=", folderId)
-    .executeTakeFirst();
-  if (!row) return null;
+  documents: readonly Placed[],
+): Promise<Map<string, Placement>> {
+  const folderIds = [...new Set(documents.flatMap((d) => (d.folder_id === null ? [] : [d.folder_id])))];
+  const folders = await findFolders(db, workspaceId, organizationId, folderIds);
+  return new Map(
+    documents.map((d) => [d.id, place(d, d.folder_id === null ? undefined : folders.get(d.folder_id))]),
+  );
+}
+
+/** The placement of one document; a document without a record sits at the root with inherited access. */
+export async function resolvePlacement(db: Db, document: Placed | null): Promise<Placement> {
+  if (!document) return place(null, undefined);
+  const placements = await resolvePlacements(db, document.workspace_id, document.organization_id, [document]);
+  return placements.get(document.id)!;
+}
+
+function place(document: Placed | null, folder: FolderNode | undefined): Placement {
+  const own = (document?.access_type ?? null) as AccessType | null;
   return {
-    folderId: row.folder_id,
-    ancestors: JSON.parse(row.ancestors) as string[],
-    accessType: row.access_type as AccessType,
+    folderChain: folder ? [folder.folderId, ...folder.ancestors.filter((id) => id !== ROOT)] : [],
+    accessType: own ?? folder?.accessType ?? ROOT_ACCESS,
+    inheritAccessFromParent: own === null,
   };
 }

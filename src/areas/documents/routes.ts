@@ -1,0 +1,41 @@
+import { Type } from "typebox";
+import { operation } from "../../http/operation.js";
+import { AddDocuments, DocumentItemResults, DocumentRecord, GetDocuments } from "./schemas.js";
+import * as service from "./service.js";
+
+export const documentOperations = [
+  operation({
+    path: "/v2/organizations/documents/add",
+    tag: "Documents",
+    summary: "Add documents (extension)",
+    description:
+      "Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless " +
+      "`createOrganization`). Without `accessType` a document inherits its folder's effective access. Per-item " +
+      "results keyed by documentId; an existing id fails with `Document already exists.`.",
+    data: AddDocuments,
+    result: DocumentItemResults,
+    handle: async (ctx, data) => ({
+      message: "Document(s) added successfully.",
+      data: await service.addDocuments(ctx, data),
+    }),
+  }),
+  operation({
+    path: "/v2/organizations/documents/get",
+    tag: "Documents",
+    summary: "Get documents (extension)",
+    description:
+      "Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` " +
+      "(`root`: in no folder) or with the given ids. `accessType` is the effective access at the time of the read.",
+    data: GetDocuments,
+    result: Type.Array(DocumentRecord),
+    list: true,
+    handle: async (ctx, data) => {
+      const page = await service.getDocuments(ctx, data);
+      return {
+        message: "Document(s) retrieved successfully.",
+        data: page.documents,
+        pageToken: page.pageToken,
+      };
+    },
+  }),
+];
