@@ -4,6 +4,7 @@ import type { Database } from "./db/database.js";
 import type { Tables } from "./db/tables.js";
 import type { Clock } from "./lib/clock.js";
 import type { IdGenerator } from "./lib/ids.js";
+import type { Keys } from "./lib/keys.js";
 import type { PageTokens } from "./lib/page-token.js";
 
 /** The settings a workspace carries (DESIGN §3). */
@@ -22,6 +23,8 @@ export interface Services {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly pageTokens: PageTokens;
+  /** Purpose-bound keys derived from COLLABD_SECRET (secrets at rest). */
+  readonly keys: Keys;
 }
 
 /** What every verb receives (STYLE §3): the tenant is explicit, the executor is given. */
@@ -29,9 +32,17 @@ export interface Ctx {
   readonly workspace: Workspace;
   readonly requestId: string;
   readonly db: Kysely<Tables>;
+  /**
+   * Runs `work` in a write transaction and resolves once it is durable. On SQLite
+   * concurrent callers share one commit (group commit); keep only database work inside.
+   */
+  readonly write: <T>(work: (trx: Kysely<Tables>) => Promise<T>) => Promise<T>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly pageTokens: PageTokens;
+  /** Sealing webhook secrets at rest needs the key; validating webhook URLs needs the config. */
+  readonly keys: Keys;
+  readonly config: Config;
 }
 
 export function contextFor(services: Services, workspace: Workspace, requestId: string): Ctx {
@@ -39,8 +50,11 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     workspace,
     requestId,
     db: services.database.db,
+    write: services.database.write,
     clock: services.clock,
     ids: services.ids,
     pageTokens: services.pageTokens,
+    keys: services.keys,
+    config: services.config,
   };
 }

@@ -3,7 +3,9 @@ import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { GroupCommit, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
+import { withStatementCache } from "./statement-cache.js";
 import type { Tables } from "./tables.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -14,6 +16,8 @@ export interface Database {
   readonly dialect: Dialect;
   /** The SQLite file's directory (null for memory and PostgreSQL): home of a generated secret. */
   readonly dataDir: string | null;
+  /** A write transaction, answered once durable; batched into a group commit on SQLite. */
+  write<T>(work: Work<T>): Promise<T>;
   /** Answers whether the database responds. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -38,13 +42,17 @@ function openSqlite(path: string): Database {
   handle.pragma("journal_mode = WAL");
   handle.pragma("synchronous = FULL");
   handle.pragma("busy_timeout = 5000");
+  // Checkpoint every ~40 MB of WAL instead of ~4 MB: fewer database-file fsyncs on the write path.
+  handle.pragma("wal_autocheckpoint = 10000");
   handle.pragma("cache_size = -65536");
   handle.pragma("mmap_size = 268435456");
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: handle }) });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  const groupCommit = new GroupCommit(db);
   return {
     db,
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
+    write: (work) => groupCommit.run(work),
     ping: async () => {
       try {
         handle.prepare("select 1").get();
@@ -77,6 +85,8 @@ function openPostgres(url: string, options: OpenOptions): Database {
     db,
     dialect: "postgres",
     dataDir: null,
+    // Concurrent PostgreSQL transactions already share WAL flushes; each caller gets its own.
+    write: (work) => db.transaction().execute(work),
     ping: async () => {
       try {
         await sql`select 1`.execute(db);
@@ -91,9 +101,15 @@ function openPostgres(url: string, options: OpenOptions): Database {
 
 /** Brings the schema up to date; safe to run from several processes at once. */
 export async function migrate(database: Database): Promise<void> {
+  // Name the schema: Kysely's "does the migration table exist" check otherwise looks at every schema.
+  const schema =
+    database.dialect === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -1,9 +1,38 @@
 import { randomBytes } from "node:crypto";
 
-/** Generates unguessable, URL-safe ids of 22 characters (128 random bits). */
+/** Generates an id for a new record. */
 export type IdGenerator = () => string;
 
-export const randomId: IdGenerator = () => randomBytes(16).toString("base64url");
+/** base64 with an alphabet in ASCII order, so encoded ids sort like their bytes. */
+const SORTABLE = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * 22 URL-safe characters: 48 bits of milliseconds, then 80 random bits (unguessable).
+ * Time-ordered ids append to the end of the primary-key B-tree instead of landing on
+ * random pages, which keeps bulk inserts cheap (docs/decisions.md).
+ */
+export const randomId: IdGenerator = () => {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(Date.now(), 0, 6);
+  return encodeSortable(bytes);
+};
+
+function encodeSortable(bytes: Buffer): string {
+  let out = "";
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += SORTABLE[(value >> bits) & 63];
+    }
+    value &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += SORTABLE[(value << (6 - bits)) & 63];
+  return out;
+}
 
 /** A 256-bit URL-safe secret, for auth tokens and keys. */
 export const randomSecret = (): string => randomBytes(32).toString("base64url");

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { listLimit } from "../../lib/paging.js";
+import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
   DeleteActivitiesInput,
@@ -84,7 +85,10 @@ export async function addActivities(
       record: JSON.stringify(record),
     };
   });
-  await ctx.db.transaction().execute((trx) => store.upsertActivities(trx, rows));
+  await ctx.write(async (trx) => {
+    await store.upsertActivities(trx, rows);
+    await emitEvents(trx, ctx, rows.map(activityEvent));
+  });
 }
 
 /** Merges the given fields into existing records (SPEC §4.3); unknown ids fail alone. */
@@ -93,7 +97,7 @@ export async function updateActivities(
   input: { organizationId: string; activities: readonly ActivityPatchInput[] },
 ): Promise<Record<string, ItemOutcome>> {
   const results: Record<string, ItemOutcome> = {};
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
     const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
     const records = new Map(
@@ -132,7 +136,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       [{ field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." }],
     );
   }
-  const deleted = await ctx.db.transaction().execute((trx) =>
+  const deleted = await ctx.write((trx) =>
     store.deleteActivities(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,

@@ -1,0 +1,69 @@
+import { type Kysely, sql } from "kysely";
+import type { Tables } from "./tables.js";
+
+type Db = Kysely<Tables>;
+export type Work<T> = (trx: Db) => Promise<T>;
+
+interface Job {
+  readonly work: Work<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+}
+
+/**
+ * Group commit for SQLite (DESIGN §8): write transactions that arrive while the
+ * event loop is busy share one database transaction and so one fsync. Each caller's
+ * work runs inside its own savepoint, so a failing job is rolled back alone; every
+ * caller is answered only after the shared COMMIT is durable.
+ */
+export class GroupCommit {
+  private queue: Job[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxJobs = 256,
+  ) {}
+
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // After the current I/O phase: every request parsed in it joins this batch.
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.queue.splice(0, this.maxJobs);
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const job of batch) {
+          await sql`savepoint job`.execute(trx);
+          try {
+            outcomes.push({ ok: true, value: await job.work(trx) });
+            await sql`release job`.execute(trx);
+          } catch (error) {
+            await sql`rollback to job`.execute(trx);
+            await sql`release job`.execute(trx);
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+      batch.forEach((job, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      });
+    } catch (error) {
+      // The commit itself failed: nothing of the batch is durable, so nobody gets a success.
+      for (const job of batch) job.reject(error);
+    } finally {
+      if (this.queue.length > 0) setImmediate(() => void this.flush());
+      else this.scheduled = false;
+    }
+  }
+}
