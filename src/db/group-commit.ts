@@ -19,6 +19,8 @@ interface Job {
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Commits made and jobs answered, for metrics and tests. */
+  readonly stats = { commits: 0, jobs: 0 };
 
   constructor(
     private readonly db: Db,
@@ -53,6 +55,8 @@ export class GroupCommit {
           }
         }
       });
+      this.stats.commits += 1;
+      this.stats.jobs += batch.length;
       batch.forEach((job, i) => {
         const outcome = outcomes[i]!;
         if (outcome.ok) job.resolve(outcome.value);
