@@ -23,6 +23,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       clock: overrides.clock ?? systemClock,
       ids: overrides.ids ?? randomId,
       pageTokens: new PageTokens(keys.pageToken),
+      keys,
     };
   } catch (error) {
     await database.close();

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "../config.js";
 import { ApiError } from "../errors.js";
 import { openServices } from "../services.js";
+import { runWebhookCommand } from "../webhooks/cli.js";
 import { serve } from "./serve.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
@@ -15,6 +16,8 @@ Commands:
   workspace show --api-key K [--json]
   token issue --api-key K [--json]        issue another auth token
   token revoke --api-key K --token T [--json]
+  webhook rotate-secret --api-key K [--grace 24h] [--json]
+                                          new signing secret; the old one also signs during the grace
 
 Configuration comes from the environment (see README): COLLABD_DATABASE_URL, COLLABD_SECRET, PORT, HOST, ...`;
 
@@ -29,6 +32,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       name: { type: "string" },
       "api-key": { type: "string" },
       token: { type: "string" },
+      grace: { type: "string" },
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -51,7 +55,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(values.json ? `${JSON.stringify({ migrated: true })}\n` : `${message}\n`);
       return 0;
     }
-    const printed = await runWorkspaceCommand(services, group, verb, values);
+    const printed =
+      group === "webhook"
+        ? await runWebhookCommand(services, verb, values)
+        : await runWorkspaceCommand(services, group, verb, values);
     process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
     return 0;
   } finally {

@@ -3,9 +3,12 @@ import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { openServices } from "../services.js";
+import { DeliveryWorker } from "../webhooks/worker.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** Webhook attempts in flight get this long to finish on shutdown; the rest are handed back. */
+const WEBHOOK_DRAIN_MS = 8_000;
 
 /** Runs the service until SIGTERM/SIGINT, then drains and exits 0 (DESIGN §1). */
 export async function serve(config: Config): Promise<void> {
@@ -18,6 +21,8 @@ export async function serve(config: Config): Promise<void> {
   const outcome = await bootstrap(services.database.db, services.clock, fixed);
   const app = await buildApp(services, { loggerInstance: logger, defaultMetrics: true });
   await app.listen({ port: config.port, host: config.host });
+  const worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
+  worker.start();
   if (outcome.kind === "created") {
     // Printed once, on stdout and outside the log stream: logs never carry secrets.
     const { apiKey, authToken } = outcome.credentials;
@@ -41,7 +46,7 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    await app.close();
+    await Promise.all([app.close(), worker.stop(WEBHOOK_DRAIN_MS)]);
     await services.database.close();
     process.exit(0);
   };

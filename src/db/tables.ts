@@ -88,6 +88,71 @@ export interface AccessGrantRow {
   updated_at: number;
 }
 
+/** A workspace's webhook configuration; `auth_token` and the signing secrets are sealed (Keys.atRest). */
+export interface WebhookConfigRow {
+  workspace_id: string;
+  enabled: number;
+  auth_token: string | null;
+  raw_url: string | null;
+  processed_url: string | null;
+  encode_data: number;
+  encrypt_data: number;
+  public_key: string | null;
+  /** JSON object: trigger key to boolean. */
+  triggers: string;
+  /** Whether the first enable already turned on the default comment triggers. */
+  defaults_applied: number;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: number | null;
+  updated_at: number;
+}
+
+export interface WebhookEventRow {
+  workspace_id: string;
+  id: string;
+  event: string;
+  organization_id: string;
+  document_id: string;
+  created_at: number;
+}
+
+/** One event to one URL: the outbox row the worker claims; its id is the `webhook-id`. */
+export interface WebhookDeliveryRow {
+  workspace_id: string;
+  id: string;
+  event_id: string;
+  event: string;
+  /** `raw` or `processed`. */
+  kind: string;
+  url: string;
+  /** The payload JSON without `webhookId`, which is spliced in at send time. */
+  payload: string;
+  /** `pending`, `delivering` (claimed), `succeeded` or `failed`. */
+  status: string;
+  /** Position in the retry schedule of the current run (a manual retry starts a new run). */
+  step: number;
+  attempts: number;
+  /** Due time when pending; claim expiry when delivering; null when final. */
+  next_attempt_at: number | null;
+  /** Token of the worker holding the claim, so a late worker cannot overwrite a newer one. */
+  claim: string | null;
+  last_http_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookAttemptRow {
+  workspace_id: string;
+  delivery_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  http_status: number | null;
+  error: string | null;
+}
+
 export interface OrganizationRow {
   workspace_id: string;
   organization_id: string;
@@ -141,6 +206,10 @@ export interface Tables {
   organizations: OrganizationRow;
   folders: FolderRow;
   recordings: RecordingRow;
+  webhook_configs: WebhookConfigRow;
+  webhook_events: WebhookEventRow;
+  webhook_deliveries: WebhookDeliveryRow;
+  webhook_attempts: WebhookAttemptRow;
 }
 
 /** A column that the database fills in when omitted. */

@@ -7,6 +7,7 @@ import type { Dialect } from "../../src/db/database.js";
 import { buildApp } from "../../src/http/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { openServices } from "../../src/services.js";
+import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/worker.js";
 import { DIALECTS, scratchDatabase } from "./databases.js";
 
 export const TEST_SECRET = "collabd-test-secret-0123456789abcdef0123456789";
@@ -31,6 +32,8 @@ export interface TestServer {
   readonly app: FastifyInstance;
   readonly clock: ManualClock;
   readonly creds: Credentials;
+  /** The webhook worker, when `webhooks` was given: not started, tests drive it with runOnce/tick. */
+  readonly worker?: DeliveryWorker;
   /** POSTs `{data}` with the default (or given) credentials; `body` is parsed JSON. */
   call<T = any>(path: string, data: unknown, options?: CallOptions): Promise<Response<T>>;
   /** POSTs a raw body with the given headers. */
@@ -45,10 +48,18 @@ export interface CallOptions {
 
 export interface ServerOptions {
   readonly env?: Record<string, string>;
+  /** Reopens an earlier server's database (a restart) instead of a fresh one; it is not dropped on close. */
+  readonly reuse?: { readonly databaseUrl: string; readonly creds: Credentials };
+  /** Keeps the scratch database on close, so a later server can `reuse` it. */
+  readonly keepDatabase?: boolean;
+  /** Builds a webhook worker with these options (sender, jitter, limits). */
+  readonly webhooks?: WorkerOptions;
 }
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
-  const scratch = await scratchDatabase(dialect);
+  const scratch = options.reuse
+    ? { url: options.reuse.databaseUrl, drop: async () => {} }
+    : await scratchDatabase(dialect);
   const config = loadConfig({
     COLLABD_DATABASE_URL: scratch.url,
     COLLABD_SECRET: TEST_SECRET,
@@ -60,9 +71,13 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  const created = await bootstrap(services.database.db, clock, null);
-  if (created.kind !== "created") throw new Error("expected a fresh database");
-  const creds = { apiKey: created.credentials.apiKey, authToken: created.credentials.authToken };
+  const worker = options.webhooks ? new DeliveryWorker(services, options.webhooks) : undefined;
+  const created = options.reuse ? null : await bootstrap(services.database.db, clock, null);
+  if (created && created.kind !== "created") throw new Error("expected a fresh database");
+  const creds =
+    created?.kind === "created"
+      ? { apiKey: created.credentials.apiKey, authToken: created.credentials.authToken }
+      : options.reuse!.creds;
 
   const raw = async (path: string, init: RequestInit): Promise<Response> => {
     const res = await fetch(url + path, { method: "POST", ...init });
@@ -82,6 +97,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     app,
     clock,
     creds,
+    worker,
     raw,
     call: (path, data, callOptions = {}) => {
       const who = callOptions.creds === undefined ? creds : callOptions.creds;
@@ -96,8 +112,9 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     },
     close: async () => {
       await app.close();
+      await worker?.stop();
       await services.database.close();
-      await scratch.drop();
+      if (!options.keepDatabase) await scratch.drop();
     },
   };
 }

@@ -1,0 +1,208 @@
+import type { Ctx } from "../../context.js";
+import type { WebhookDeliveryRow } from "../../db/tables.js";
+import { invalidArgument } from "../../errors.js";
+import { listLimit } from "../../lib/paging.js";
+import { isPostgresExecutor } from "../../webhooks/dialect.js";
+import { notifyOutbox } from "../../webhooks/outbox.js";
+import {
+  ensureConfigRow,
+  secretsFromRow,
+  settingsFromRow,
+  type WebhookSettings,
+  writeSettings,
+} from "../../webhooks/settings.js";
+import type { DeliveryViewType, GetDeliveriesInput, WebhookConfigViewType } from "./schemas.js";
+import * as store from "./store.js";
+import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
+
+/** The nine comment triggers of SPEC §6, turned on by the first enable unless already set. */
+export const DEFAULT_TRIGGERS = [
+  "comment_annotation.add",
+  "comment.add",
+  "comment.update",
+  "comment.delete",
+  "comment_annotation.status_change",
+  "comment_annotation.assign",
+  "comment_annotation.priority_change",
+  "comment.reaction_add",
+  "comment.reaction_delete",
+] as const;
+
+/**
+ * Merges an update into the stored configuration (SPEC §4.8, DESIGN §6). The input is
+ * checked before the transaction (URL checks may resolve names); the merged result is
+ * checked inside it, under a row lock, so a rejected update changes nothing.
+ */
+export async function updateConfig(
+  ctx: Ctx,
+  data: { useWebhookService?: unknown; webhookServiceConfig?: unknown },
+): Promise<void> {
+  const patch = await parsePatch(data, { allowPrivateUrls: ctx.config.webhookAllowPrivateUrls });
+  const key = ctx.keys.atRest;
+  await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.clock.now();
+    const row = await ensureConfigRow(trx, key, ctx.workspace.id, now, {
+      forUpdate: true,
+      postgres: isPostgresExecutor(trx),
+    });
+    const merged = merge(settingsFromRow(row, key), patch);
+    if (merged.encryptData && !merged.publicKey) {
+      throw invalidArgument(INVALID_CONFIG, [
+        { field: "data.webhookServiceConfig.publicKey", message: "Required when encryptData is true." },
+      ]);
+    }
+    await writeSettings(trx, key, ctx.workspace.id, merged, now);
+  });
+}
+
+function merge(stored: WebhookSettings, patch: ConfigPatch): WebhookSettings {
+  const triggers: Record<string, boolean> = { ...stored.triggers, ...patch.triggers };
+  const enabled = patch.enabled ?? stored.enabled;
+  let defaultsApplied = stored.defaultsApplied;
+  if (enabled && !defaultsApplied) {
+    for (const trigger of DEFAULT_TRIGGERS) if (!(trigger in triggers)) triggers[trigger] = true;
+    defaultsApplied = true;
+  }
+  const pick = <K extends keyof ConfigPatch & keyof WebhookSettings>(name: K) =>
+    (patch[name] === undefined ? stored[name] : patch[name]) as WebhookSettings[K];
+  return {
+    enabled,
+    authToken: pick("authToken"),
+    rawNotificationUrl: pick("rawNotificationUrl"),
+    processedNotificationUrl: pick("processedNotificationUrl"),
+    encodeData: pick("encodeData"),
+    encryptData: pick("encryptData"),
+    publicKey: pick("publicKey"),
+    triggers,
+    defaultsApplied,
+  };
+}
+
+/** The configuration as stored, the auth token masked, and the signing secret in full. */
+export async function getConfig(ctx: Ctx): Promise<WebhookConfigViewType> {
+  const key = ctx.keys.atRest;
+  const now = ctx.clock.now();
+  const row = await ensureConfigRow(ctx.db, key, ctx.workspace.id, now);
+  const settings = settingsFromRow(row, key);
+  const secrets = secretsFromRow(row, key);
+  const config: WebhookConfigViewType["webhookServiceConfig"] = {
+    encodeData: settings.encodeData,
+    encryptData: settings.encryptData,
+    triggers: { ...settings.triggers },
+  };
+  if (settings.authToken !== null) config.authToken = mask(settings.authToken);
+  if (settings.rawNotificationUrl !== null) config.rawNotificationUrl = settings.rawNotificationUrl;
+  if (settings.processedNotificationUrl !== null)
+    config.processedNotificationUrl = settings.processedNotificationUrl;
+  if (settings.publicKey !== null) config.publicKey = settings.publicKey;
+  const view: WebhookConfigViewType = {
+    useWebhookService: settings.enabled,
+    webhookServiceConfig: config,
+    signingSecret: secrets.current,
+  };
+  if (secrets.previousExpiresAt !== null && secrets.previousExpiresAt > now) {
+    view.previousSigningSecretExpiresAt = secrets.previousExpiresAt;
+  }
+  return view;
+}
+
+/** Shows the last four characters of a long token, nothing of a short one. */
+export const mask = (token: string): string => (token.length >= 12 ? `****${token.slice(-4)}` : "****");
+
+export interface DeliveryPage {
+  readonly deliveries: DeliveryViewType[];
+  readonly pageToken: string;
+}
+
+/** The delivery log, newest first, keyset-paged like every list (DESIGN §4). */
+export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promise<DeliveryPage> {
+  const limit = listLimit(input.pageSize);
+  const { pageToken, ...rest } = input;
+  const query = { ...rest, pageSize: limit };
+  const now = ctx.clock.now();
+  let after: store.DeliveryKey | null = null;
+  if (pageToken) {
+    const [createdAt, id] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now);
+    if (typeof createdAt !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
+    after = [createdAt, id];
+  }
+  const page = await store.listDeliveries(
+    ctx.db,
+    {
+      workspaceId: ctx.workspace.id,
+      ...(input.status ? { status: input.status } : {}),
+      ...(input.event ? { event: input.event } : {}),
+      ...(input.deliveryIds ? { ids: input.deliveryIds } : {}),
+    },
+    after,
+    limit,
+  );
+  const attempts = await store.attemptsOf(
+    ctx.db,
+    ctx.workspace.id,
+    page.rows.map((r) => r.id),
+  );
+  const byDelivery = new Map<string, typeof attempts>();
+  for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  return {
+    deliveries: page.rows.map((row) =>
+      toView(
+        row,
+        (byDelivery.get(row.id) ?? []).map((a) => ({
+          attempt: a.attempt,
+          startedAt: Number(a.started_at),
+          durationMs: a.duration_ms,
+          httpStatus: a.http_status,
+          error: a.error,
+        })),
+      ),
+    ),
+    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, now) : "",
+  };
+}
+
+function toView(row: WebhookDeliveryRow, attempts: DeliveryViewType["attempts"]): DeliveryViewType {
+  return {
+    webhookId: row.id,
+    eventId: row.event_id,
+    event: row.event,
+    kind: row.kind as DeliveryViewType["kind"],
+    url: row.url,
+    status: row.status as DeliveryViewType["status"],
+    attemptCount: row.attempts,
+    lastHttpStatus: row.last_http_status,
+    lastError: row.last_error,
+    // While claimed, next_attempt_at is the claim's expiry, not a planned attempt.
+    nextAttemptAt: row.status === "pending" ? Number(row.next_attempt_at) : null,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    attempts,
+  };
+}
+
+export interface ItemOutcome {
+  readonly success: boolean;
+  readonly message: string;
+}
+
+/** Attempts deliveries again now, with a fresh schedule; per-id outcomes (SPEC §7.2 style). */
+export async function retryDeliveries(
+  ctx: Ctx,
+  ids: readonly string[],
+): Promise<Record<string, ItemOutcome>> {
+  const unique = [...new Set(ids)];
+  const { requeued, statuses } = await ctx.db.transaction().execute(async (trx) => {
+    const requeued = new Set(await store.requeue(trx, ctx.workspace.id, unique, ctx.clock.now()));
+    const statuses = await store.deliveryStatuses(trx, ctx.workspace.id, unique);
+    if (requeued.size > 0) await notifyOutbox(trx);
+    return { requeued, statuses };
+  });
+  return Object.fromEntries(
+    unique.map((id): [string, ItemOutcome] => {
+      if (requeued.has(id)) return [id, { success: true, message: "Delivery queued for retry." }];
+      if (statuses.get(id) === "delivering")
+        return [id, { success: true, message: "Delivery is being attempted now." }];
+      return [id, { success: false, message: "Delivery not found." }];
+    }),
+  );
+}

@@ -1,0 +1,90 @@
+import type { Kysely } from "kysely";
+import type { Tables, WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
+
+type Db = Kysely<Tables>;
+
+export interface DeliveryFilter {
+  readonly workspaceId: string;
+  readonly status?: string;
+  readonly event?: string;
+  readonly ids?: readonly string[];
+}
+
+export type DeliveryKey = readonly [createdAt: number, id: string];
+
+/** One page of the delivery log, newest first, keyset on (created_at, id). */
+export async function listDeliveries(
+  db: Db,
+  filter: DeliveryFilter,
+  after: DeliveryKey | null,
+  limit: number,
+): Promise<{ rows: WebhookDeliveryRow[]; next: DeliveryKey | null }> {
+  let query = db.selectFrom("webhook_deliveries").selectAll().where("workspace_id", "=", filter.workspaceId);
+  if (filter.status !== undefined) query = query.where("status", "=", filter.status);
+  if (filter.event !== undefined) query = query.where("event", "=", filter.event);
+  if (filter.ids) query = query.where("id", "in", [...filter.ids]);
+  if (after) {
+    query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(after[0], after[1])));
+  }
+  const rows = await query
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit + 1)
+    .execute();
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { rows: page, next: more && last ? [Number(last.created_at), last.id] : null };
+}
+
+export async function attemptsOf(
+  db: Db,
+  workspaceId: string,
+  deliveryIds: readonly string[],
+): Promise<WebhookAttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom("webhook_attempts")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .where("delivery_id", "in", [...deliveryIds])
+    .orderBy("delivery_id")
+    .orderBy("attempt")
+    .execute();
+}
+
+export async function deliveryStatuses(
+  db: Db,
+  workspaceId: string,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  const rows = await db
+    .selectFrom("webhook_deliveries")
+    .select(["id", "status"])
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "in", [...ids])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.status]));
+}
+
+/**
+ * Makes deliveries due now with a fresh retry schedule; a delivery in flight is left to
+ * its worker. Returns the ids that were requeued.
+ */
+export async function requeue(
+  db: Db,
+  workspaceId: string,
+  ids: readonly string[],
+  now: number,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .updateTable("webhook_deliveries")
+    .set({ status: "pending", step: 0, next_attempt_at: now, claim: null, updated_at: now })
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "in", [...ids])
+    .where("status", "in", ["pending", "succeeded", "failed"])
+    .returning("id")
+    .execute();
+  return rows.map((r) => r.id);
+}

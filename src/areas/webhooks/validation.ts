@@ -1,0 +1,159 @@
+import type { ErrorDetail } from "../../errors.js";
+import { invalidArgument } from "../../errors.js";
+import { destinationProblem, type Resolver } from "../../webhooks/egress.js";
+import { parsePublicKey } from "../../webhooks/encryption.js";
+
+/** What an update asks to change; absent keys keep the stored value, null clears it. */
+export interface ConfigPatch {
+  enabled?: boolean;
+  authToken?: string | null;
+  rawNotificationUrl?: string | null;
+  processedNotificationUrl?: string | null;
+  encodeData?: boolean;
+  encryptData?: boolean;
+  publicKey?: string | null;
+  triggers?: Record<string, boolean>;
+}
+
+export const INVALID_CONFIG = "Invalid webhook service configuration.";
+
+const CONFIG = "data.webhookServiceConfig";
+const CONFIG_FIELDS = new Set([
+  "authToken",
+  "rawNotificationUrl",
+  "processedNotificationUrl",
+  "encodeData",
+  "encryptData",
+  "publicKey",
+  "triggers",
+]);
+const MAX_URL = 2048;
+const MAX_TOKEN = 1024;
+const MAX_KEY_TEXT = 16_384;
+const MAX_TRIGGERS = 200;
+/** Visible ASCII and spaces: what fits an HTTP header without smuggling a line break. */
+const HEADER_SAFE = /^[\x20-\x7e]*$/;
+
+/**
+ * Checks an update (SPEC §4.8, DESIGN §6) and collects every problem, so one answer names
+ * all the bad fields. Types are checked here, not by the route schema, because any bad
+ * field must answer `Invalid webhook service configuration.` with details.
+ */
+export async function parsePatch(
+  data: { useWebhookService?: unknown; webhookServiceConfig?: unknown },
+  options: { allowPrivateUrls: boolean; resolve?: Resolver },
+): Promise<ConfigPatch> {
+  const details: ErrorDetail[] = [];
+  const problem = (field: string, message: string) => details.push({ field, message });
+  const patch: ConfigPatch = {};
+  if (data.useWebhookService === undefined && data.webhookServiceConfig === undefined) {
+    problem("data", "Provide useWebhookService, webhookServiceConfig or both.");
+  }
+  if (data.useWebhookService !== undefined) {
+    if (typeof data.useWebhookService === "boolean") patch.enabled = data.useWebhookService;
+    else problem("data.useWebhookService", "Must be a boolean.");
+  }
+  const config = data.webhookServiceConfig;
+  if (config !== undefined) {
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+      problem(CONFIG, "Must be an object.");
+    } else {
+      const fields = config as Record<string, unknown>;
+      for (const name of Object.keys(fields)) {
+        if (!CONFIG_FIELDS.has(name)) problem(`${CONFIG}.${name}`, `Unknown field ${CONFIG}.${name}.`);
+      }
+      for (const name of ["encodeData", "encryptData"] as const) {
+        const value = fields[name];
+        if (value === undefined) continue;
+        if (typeof value === "boolean") patch[name] = value;
+        else problem(`${CONFIG}.${name}`, "Must be a boolean.");
+      }
+      const token = clearable(fields.authToken, `${CONFIG}.authToken`, MAX_TOKEN, problem);
+      if (token !== undefined) {
+        if (token !== null && !HEADER_SAFE.test(token)) {
+          problem(`${CONFIG}.authToken`, "Must hold printable ASCII characters only.");
+        } else patch.authToken = token;
+      }
+      for (const name of ["rawNotificationUrl", "processedNotificationUrl"] as const) {
+        const url = clearable(fields[name], `${CONFIG}.${name}`, MAX_URL, problem);
+        if (url === undefined) continue;
+        const why = url === null ? null : await urlProblem(url, options);
+        if (why) problem(`${CONFIG}.${name}`, why);
+        else patch[name] = url;
+      }
+      const key = clearable(fields.publicKey, `${CONFIG}.publicKey`, MAX_KEY_TEXT, problem);
+      if (key !== undefined) {
+        const checked = key === null ? null : parsePublicKey(key);
+        if (checked && "problem" in checked) problem(`${CONFIG}.publicKey`, checked.problem);
+        else patch.publicKey = key;
+      }
+      if (fields.triggers !== undefined) {
+        const triggers = parseTriggers(fields.triggers, problem);
+        if (triggers) patch.triggers = triggers;
+      }
+    }
+  }
+  if (details.length > 0) throw invalidArgument(INVALID_CONFIG, details);
+  return patch;
+}
+
+/** A string field where `""` (or null) clears the stored value. */
+function clearable(
+  value: unknown,
+  field: string,
+  max: number,
+  problem: (field: string, message: string) => void,
+): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || value === "") return null;
+  if (typeof value !== "string") {
+    problem(field, "Must be a string.");
+    return undefined;
+  }
+  if (value.length > max) {
+    problem(field, `Must be at most ${max} characters.`);
+    return undefined;
+  }
+  return value;
+}
+
+async function urlProblem(text: string, options: { allowPrivateUrls: boolean; resolve?: Resolver }) {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "Must be an absolute http or https URL.";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "Must be an absolute http or https URL.";
+  if (url.username !== "" || url.password !== "") return "Must not contain credentials; use authToken.";
+  if (options.allowPrivateUrls) return null;
+  return destinationProblem(url, options.resolve);
+}
+
+function parseTriggers(
+  value: unknown,
+  problem: (field: string, message: string) => void,
+): Record<string, boolean> | null {
+  const field = `${CONFIG}.triggers`;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    problem(field, "Must be an object of trigger keys to booleans.");
+    return null;
+  }
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > MAX_TRIGGERS) {
+    problem(field, `Must hold at most ${MAX_TRIGGERS} keys.`);
+    return null;
+  }
+  const out: Record<string, boolean> = {};
+  let ok = true;
+  for (const [key, flag] of entries) {
+    if (key.length === 0 || key.length > 256) {
+      problem(field, "Trigger keys must be 1 to 256 characters.");
+      ok = false;
+    } else if (typeof flag !== "boolean") {
+      problem(`${field}.${key}`, "Must be a boolean.");
+      ok = false;
+    } else out[key] = flag;
+  }
+  return ok ? out : null;
+}

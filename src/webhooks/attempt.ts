@@ -1,0 +1,105 @@
+import { deliveryBody } from "./body.js";
+import { EgressRefused } from "./egress.js";
+import { withWebhookId } from "./payloads.js";
+import type { ClaimedDelivery } from "./queue.js";
+import type { Sender } from "./sender.js";
+import { liveSecrets, type SigningSecrets, type WebhookSettings } from "./settings.js";
+import { signatureHeader } from "./signing.js";
+
+/** A workspace's configuration and secrets as the worker reads them at send time. */
+export interface WorkspaceHook {
+  readonly settings: WebhookSettings;
+  readonly secrets: SigningSecrets;
+}
+
+export interface AttemptDeps {
+  readonly sender: Sender;
+  readonly now: () => number;
+  /** Monotonic milliseconds, for durations. */
+  readonly elapsed: () => number;
+  readonly timeoutMs: number;
+}
+
+export interface AttemptOutcome {
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly httpStatus: number | null;
+  readonly retryAfter: string | null;
+  readonly error: string | null;
+  /** Retrying cannot help: the destination is refused or the service is off. */
+  readonly permanent: boolean;
+}
+
+const ERROR_SNIPPET = 200;
+
+/**
+ * Makes one attempt (DESIGN §6). The body is rebuilt from the stored payload each time:
+ * same JSON and `webhook-id` on every retry, fresh timestamp and signature, and the
+ * format and token of the configuration as it is now. Never throws.
+ */
+export async function attemptDelivery(
+  delivery: ClaimedDelivery,
+  hook: WorkspaceHook | null,
+  deps: AttemptDeps,
+  signal?: AbortSignal,
+): Promise<AttemptOutcome> {
+  const startedAt = deps.now();
+  const started = deps.elapsed();
+  const outcome = (fields: Partial<AttemptOutcome>): AttemptOutcome => ({
+    startedAt,
+    durationMs: Math.max(0, deps.elapsed() - started),
+    httpStatus: null,
+    retryAfter: null,
+    error: null,
+    permanent: false,
+    ...fields,
+  });
+  if (hook === null || !hook.settings.enabled) {
+    return outcome({ error: "The webhook service is disabled for this workspace.", permanent: true });
+  }
+  let body: string;
+  try {
+    body = deliveryBody(withWebhookId(delivery.payload, delivery.id), hook.settings);
+  } catch (error) {
+    return outcome({ error: (error as Error).message, permanent: true });
+  }
+  const timestamp = Math.floor(startedAt / 1000);
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "user-agent": "collabd-webhooks/1",
+    "webhook-id": delivery.id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": signatureHeader(liveSecrets(hook.secrets, startedAt), delivery.id, timestamp, body),
+  };
+  if (hook.settings.authToken) headers.authorization = `Basic ${hook.settings.authToken}`;
+  try {
+    const response = await deps.sender({
+      url: delivery.url,
+      headers,
+      body,
+      timeoutMs: deps.timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+    const ok = response.status >= 200 && response.status < 300;
+    return outcome({
+      httpStatus: response.status,
+      retryAfter: response.retryAfter,
+      error: ok ? null : describeStatus(response.status, response.body),
+    });
+  } catch (error) {
+    return outcome({ error: describeError(error), permanent: error instanceof EgressRefused });
+  }
+}
+
+function describeStatus(status: number, body: string): string {
+  const redirect = status >= 300 && status < 400 ? " (redirects are not followed)" : "";
+  const snippet = body.trim().slice(0, ERROR_SNIPPET);
+  return `HTTP ${status}${redirect}${snippet ? `: ${snippet}` : ""}`;
+}
+
+function describeError(error: unknown): string {
+  const e = error as { message?: string; code?: string; name?: string };
+  if (e?.name === "AbortError") return "Aborted: the worker stopped.";
+  const message = e?.message || String(error);
+  return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
+}

@@ -1,0 +1,22 @@
+import { encrypt, publicKeyFor } from "./encryption.js";
+
+/** How a workspace wants its payloads wrapped (SPEC §2.4 `encodeData`, `encryptData`). */
+export interface BodyFormat {
+  readonly encodeData: boolean;
+  readonly encryptData: boolean;
+  readonly publicKey: string | null;
+}
+
+/**
+ * The HTTP body for one payload (DESIGN §6): the JSON itself; with encodeData
+ * `{"encodedPayload": base64(JSON)}`; with encryptData `{encryptedData, encryptedKey, iv}`,
+ * whose plaintext is the JSON, or its base64 text when both are set.
+ */
+export function deliveryBody(payload: string, format: BodyFormat): string {
+  const text = format.encodeData ? Buffer.from(payload, "utf8").toString("base64") : payload;
+  if (format.encryptData) {
+    if (!format.publicKey) throw new Error("encryptData is set but no public key is stored.");
+    return JSON.stringify(encrypt(text, publicKeyFor(format.publicKey)));
+  }
+  return format.encodeData ? JSON.stringify({ encodedPayload: text }) : text;
+}

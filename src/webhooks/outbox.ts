@@ -1,0 +1,105 @@
+import { EventEmitter } from "node:events";
+import { type Kysely, sql } from "kysely";
+import type { Ctx } from "../context.js";
+import type { Tables, WebhookDeliveryRow, WebhookEventRow } from "../db/tables.js";
+import { isPostgresExecutor } from "./dialect.js";
+import { buildPayloads, type OutboxEvent } from "./payloads.js";
+
+export type { OutboxEvent } from "./payloads.js";
+export { activityEvent, recordingEvent } from "./payloads.js";
+
+/** The NOTIFY channel that wakes every process's worker once an outbox write commits. */
+export const OUTBOX_CHANNEL = "collabd_webhook_outbox";
+
+/**
+ * Wakes workers of this process after an emit. On SQLite the worker's claim queues behind
+ * the emitting transaction on the single connection, so it runs after the commit; on
+ * PostgreSQL the NOTIFY, delivered at commit, is what counts.
+ */
+export const outboxSignal = new EventEmitter();
+outboxSignal.setMaxListeners(0);
+
+/** Rows per insert statement: well under both dialects' bound-parameter limits. */
+const CHUNK = 500;
+
+/**
+ * The transactional outbox (DESIGN §6, STYLE §5): writes the events and one pending
+ * delivery per configured URL in the caller's transaction, so an acknowledged change
+ * never loses its webhook and a rolled-back one never sends it. Events whose trigger is
+ * not `true`, or any event while the service is off, write nothing.
+ */
+export async function emitEvents(
+  trx: Kysely<Tables>,
+  ctx: Ctx,
+  events: readonly OutboxEvent[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const config = await trx
+    .selectFrom("webhook_configs")
+    .select(["enabled", "raw_url", "processed_url", "triggers"])
+    .where("workspace_id", "=", ctx.workspace.id)
+    .executeTakeFirst();
+  if (config?.enabled !== 1 || (config.raw_url === null && config.processed_url === null)) return;
+  const triggers = JSON.parse(config.triggers) as Record<string, unknown>;
+  const now = ctx.clock.now();
+  const due = now + (ctx.config.webhookRetrySchedule[0] ?? 0);
+  const eventRows: WebhookEventRow[] = [];
+  const deliveryRows: WebhookDeliveryRow[] = [];
+  for (const event of events) {
+    if (triggers[event.event] !== true) continue;
+    const payloads = buildPayloads(ctx.workspace.id, event);
+    const eventId = ctx.ids();
+    eventRows.push({
+      workspace_id: ctx.workspace.id,
+      id: eventId,
+      event: event.event,
+      organization_id: payloads.organizationId,
+      document_id: payloads.documentId,
+      created_at: now,
+    });
+    for (const [kind, url, payload] of [
+      ["raw", config.raw_url, payloads.raw],
+      ["processed", config.processed_url, payloads.processed],
+    ] as const) {
+      if (url === null) continue;
+      deliveryRows.push({
+        workspace_id: ctx.workspace.id,
+        id: `msg_${ctx.ids()}`,
+        event_id: eventId,
+        event: event.event,
+        kind,
+        url,
+        payload,
+        status: "pending",
+        step: 0,
+        attempts: 0,
+        next_attempt_at: due,
+        claim: null,
+        last_http_status: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+  }
+  if (deliveryRows.length === 0) return;
+  for (let i = 0; i < eventRows.length; i += CHUNK) {
+    await trx
+      .insertInto("webhook_events")
+      .values(eventRows.slice(i, i + CHUNK))
+      .execute();
+  }
+  for (let i = 0; i < deliveryRows.length; i += CHUNK) {
+    await trx
+      .insertInto("webhook_deliveries")
+      .values(deliveryRows.slice(i, i + CHUNK))
+      .execute();
+  }
+  await notifyOutbox(trx);
+}
+
+/** Wakes the workers once `trx` commits: NOTIFY on PostgreSQL, plus this process's own. */
+export async function notifyOutbox(trx: Kysely<Tables>): Promise<void> {
+  if (isPostgresExecutor(trx)) await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
+  outboxSignal.emit("emitted");
+}

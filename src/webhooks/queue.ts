@@ -1,0 +1,170 @@
+import { type Kysely, sql } from "kysely";
+import type { Tables, WebhookAttemptRow } from "../db/tables.js";
+import { isPostgresExecutor } from "./dialect.js";
+import type { Decision } from "./schedule.js";
+
+type Db = Kysely<Tables>;
+
+/** A delivery a worker holds: everything one attempt needs. */
+export interface ClaimedDelivery {
+  readonly workspaceId: string;
+  readonly id: string;
+  readonly eventId: string;
+  readonly event: string;
+  readonly kind: string;
+  readonly url: string;
+  readonly payload: string;
+  readonly step: number;
+  readonly attempts: number;
+  /** The token this claim wrote; completing requires it still to be there. */
+  readonly claim: string;
+}
+
+export interface ClaimRequest {
+  readonly now: number;
+  /** How many to take at most. */
+  readonly limit: number;
+  /** A claimed delivery becomes due again after this long, should its worker vanish. */
+  readonly leaseMs: number;
+  readonly claim: string;
+  /** Deliveries each workspace already has in flight here; at most `perWorkspace` in all. */
+  readonly inFlight: ReadonlyMap<string, number>;
+  readonly perWorkspace: number;
+}
+
+/**
+ * Claims due deliveries (DESIGN §9): on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so any
+ * number of processes claim disjoint rows; on SQLite, whose single writer serializes the
+ * transaction, a plain select-then-update. Candidates are over-fetched and capped per
+ * workspace, so one workspace's backlog cannot take every slot from the others.
+ */
+export async function claimDue(db: Db, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const saturated = [...request.inFlight].filter(([, n]) => n >= request.perWorkspace).map(([ws]) => ws);
+  return db.transaction().execute(async (trx) => {
+    let query = trx
+      .selectFrom("webhook_deliveries")
+      .select(["workspace_id", "id"])
+      // Literal, so both planners match the partial index webhook_deliveries_due.
+      .where(sql<boolean>`status in ('pending', 'delivering')`)
+      .where("next_attempt_at", "<=", request.now)
+      .orderBy("next_attempt_at")
+      .limit(request.limit * 4);
+    if (saturated.length > 0) query = query.where("workspace_id", "not in", saturated);
+    if (isPostgresExecutor(trx)) query = query.forUpdate().skipLocked();
+    const candidates = await query.execute();
+    const taken = new Map<string, number>();
+    const picked: { workspace_id: string; id: string }[] = [];
+    for (const row of candidates) {
+      if (picked.length >= request.limit) break;
+      const load = (request.inFlight.get(row.workspace_id) ?? 0) + (taken.get(row.workspace_id) ?? 0);
+      if (load >= request.perWorkspace) continue;
+      taken.set(row.workspace_id, (taken.get(row.workspace_id) ?? 0) + 1);
+      picked.push(row);
+    }
+    if (picked.length === 0) return [];
+    const rows = await trx
+      .updateTable("webhook_deliveries")
+      .set({
+        status: "delivering",
+        claim: request.claim,
+        next_attempt_at: request.now + request.leaseMs,
+        updated_at: request.now,
+      })
+      .where((eb) =>
+        eb(
+          eb.refTuple("workspace_id", "id"),
+          "in",
+          picked.map((p) => eb.tuple(p.workspace_id, p.id)),
+        ),
+      )
+      .returning(["workspace_id", "id", "event_id", "event", "kind", "url", "payload", "step", "attempts"])
+      .execute();
+    return rows.map((r) => ({
+      workspaceId: r.workspace_id,
+      id: r.id,
+      eventId: r.event_id,
+      event: r.event,
+      kind: r.kind,
+      url: r.url,
+      payload: r.payload,
+      step: r.step,
+      attempts: r.attempts,
+      claim: request.claim,
+    }));
+  });
+}
+
+/** The result of one attempt, ready to be written. */
+export interface Completion {
+  readonly delivery: ClaimedDelivery;
+  readonly startedAt: number;
+  readonly durationMs: number;
+  readonly httpStatus: number | null;
+  readonly error: string | null;
+  readonly decision: Decision;
+  readonly now: number;
+}
+
+/**
+ * Writes a batch of attempt results in one transaction (one fsync for many deliveries).
+ * A delivery whose claim was taken over meanwhile (its lease expired) is left to the new
+ * holder; its attempt is not logged twice.
+ */
+export async function completeAttempts(db: Db, completions: readonly Completion[]): Promise<void> {
+  if (completions.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    const attempts: WebhookAttemptRow[] = [];
+    for (const c of completions) {
+      const attempt = c.delivery.attempts + 1;
+      const result = await trx
+        .updateTable("webhook_deliveries")
+        .set({
+          status: c.decision.status,
+          step: c.decision.step,
+          attempts: attempt,
+          next_attempt_at: c.decision.nextAttemptAt,
+          claim: null,
+          last_http_status: c.httpStatus,
+          last_error: c.error,
+          updated_at: c.now,
+        })
+        .where("workspace_id", "=", c.delivery.workspaceId)
+        .where("id", "=", c.delivery.id)
+        .where("claim", "=", c.delivery.claim)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) continue;
+      attempts.push({
+        workspace_id: c.delivery.workspaceId,
+        delivery_id: c.delivery.id,
+        attempt,
+        started_at: c.startedAt,
+        duration_ms: Math.round(c.durationMs),
+        http_status: c.httpStatus,
+        error: c.error,
+      });
+    }
+    for (let i = 0; i < attempts.length; i += 500) {
+      await trx
+        .insertInto("webhook_attempts")
+        .values(attempts.slice(i, i + 500))
+        .execute();
+    }
+  });
+}
+
+/** Hands claimed deliveries back, due now, without counting an attempt (shutdown). */
+export async function releaseClaims(
+  db: Db,
+  deliveries: readonly ClaimedDelivery[],
+  now: number,
+): Promise<void> {
+  for (const d of deliveries) {
+    await db
+      .updateTable("webhook_deliveries")
+      .set({ status: "pending", claim: null, next_attempt_at: now, updated_at: now })
+      .where("workspace_id", "=", d.workspaceId)
+      .where("id", "=", d.id)
+      .where("claim", "=", d.claim)
+      .execute();
+  }
+}

@@ -1,0 +1,34 @@
+import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+
+/**
+ * Secrets at rest (webhook auth tokens, signing secrets): AES-256-GCM under Keys.atRest,
+ * bound to the workspace and the column as additional data, so a sealed value copied to
+ * another row or workspace does not open. Format: `v1.` + base64url(iv | tag | ciphertext).
+ */
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const PREFIX = "v1.";
+
+export function seal(key: Buffer, binding: string, plaintext: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(binding));
+  const text = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), text]).toString("base64url");
+}
+
+/** Opens a sealed value; throws when the key, binding or value is wrong (a bug or tampering). */
+export function unseal(key: Buffer, binding: string, sealed: string): string {
+  if (!sealed.startsWith(PREFIX)) throw new Error("Unknown sealed-secret format.");
+  const raw = Buffer.from(sealed.slice(PREFIX.length), "base64url");
+  const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, IV_BYTES));
+  decipher.setAAD(Buffer.from(binding));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+    "utf8",
+  );
+}
+
+/** The additional data of one secret column of one workspace. */
+export const binding = (workspaceId: string, column: string): string => `${workspaceId}\u0000${column}`;

@@ -1,0 +1,107 @@
+import http from "node:http";
+import https from "node:https";
+import { isIP } from "node:net";
+import { EgressRefused, guardedLookup, hostOf, isForbiddenAddress } from "./egress.js";
+
+/** One webhook HTTP request, as the worker hands it to a sender. */
+export interface OutgoingRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly timeoutMs: number;
+  /** Aborted when the worker stops before the attempt finishes. */
+  readonly signal?: AbortSignal;
+}
+
+export interface SenderResponse {
+  readonly status: number;
+  /** `Retry-After` as sent, or null. */
+  readonly retryAfter: string | null;
+  /** The first bytes of the response body, capped. */
+  readonly body: string;
+}
+
+/**
+ * Sends one request. Rejects on network failure, timeout, abort or a refused destination;
+ * resolves with whatever status the receiver answered. Injected so tests control it.
+ */
+export type Sender = (request: OutgoingRequest) => Promise<SenderResponse>;
+
+export interface HttpSender extends Sender {
+  /** Closes kept-alive sockets. */
+  close(): void;
+}
+
+/** Responses are read up to this many bytes; the rest is never buffered. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/**
+ * The real sender: node:http(s) with kept-alive sockets, no redirects (a 3xx is just a
+ * status), a deadline over the whole exchange, a capped response body, and, unless
+ * private destinations are allowed, the egress guard on the address actually connected.
+ */
+export function httpSender(options: { allowPrivateUrls: boolean; maxSockets?: number }): HttpSender {
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, scheduling: "lifo" as const };
+  const agents = { "http:": new http.Agent(agentOptions), "https:": new https.Agent(agentOptions) };
+  const send = (request: OutgoingRequest): Promise<SenderResponse> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(request.url);
+      if (url.protocol !== "http:" && url.protocol !== "https:") {
+        return reject(new Error(`Unsupported URL scheme ${url.protocol}`));
+      }
+      const host = hostOf(url);
+      if (!options.allowPrivateUrls && isIP(host) !== 0 && isForbiddenAddress(host)) {
+        return reject(new EgressRefused(`Refused to connect to ${host}: not a public address.`));
+      }
+      const transport = url.protocol === "https:" ? https : http;
+      const req = transport.request(url, {
+        method: "POST",
+        agent: agents[url.protocol],
+        headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
+        ...(options.allowPrivateUrls ? {} : { lookup: guardedLookup as never }),
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+      const timer = setTimeout(
+        () => req.destroy(new Error(`Timed out after ${request.timeoutMs} ms.`)),
+        request.timeoutMs,
+      );
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      req.on("error", fail);
+      req.on("response", (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = () => {
+          clearTimeout(timer);
+          const retryAfter = res.headers["retry-after"];
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: typeof retryAfter === "string" ? retryAfter : null,
+            body: Buffer.concat(chunks).toString("utf8"),
+          });
+        };
+        res.on("data", (chunk: Buffer) => {
+          const room = MAX_RESPONSE_BYTES - size;
+          if (room > 0) chunks.push(chunk.subarray(0, room));
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) {
+            // Enough read: the status is known; drop the connection instead of the rest.
+            res.removeAllListeners("data");
+            req.destroy();
+            finish();
+          }
+        });
+        res.on("end", finish);
+        res.on("error", fail);
+      });
+      req.end(request.body);
+    });
+  return Object.assign(send, {
+    close: () => {
+      agents["http:"].destroy();
+      agents["https:"].destroy();
+    },
+  });
+}

@@ -1,0 +1,195 @@
+import type { Kysely } from "kysely";
+import type { Tables, WebhookConfigRow } from "../db/tables.js";
+import { isPostgresExecutor } from "./dialect.js";
+import { binding, seal, unseal } from "./sealed.js";
+import { newSigningSecret } from "./signing.js";
+
+type Db = Kysely<Tables>;
+
+/** A workspace's webhook configuration, secrets opened (SPEC §2.4). */
+export interface WebhookSettings {
+  readonly enabled: boolean;
+  readonly authToken: string | null;
+  readonly rawNotificationUrl: string | null;
+  readonly processedNotificationUrl: string | null;
+  readonly encodeData: boolean;
+  readonly encryptData: boolean;
+  readonly publicKey: string | null;
+  readonly triggers: Readonly<Record<string, boolean>>;
+  /** Whether the first enable already turned on the default comment triggers. */
+  readonly defaultsApplied: boolean;
+}
+
+/** The secrets that sign right now: the current one, and the previous one while its grace lasts. */
+export interface SigningSecrets {
+  readonly current: string;
+  readonly previous: string | null;
+  readonly previousExpiresAt: number | null;
+}
+
+export const EMPTY_SETTINGS: WebhookSettings = {
+  enabled: false,
+  authToken: null,
+  rawNotificationUrl: null,
+  processedNotificationUrl: null,
+  encodeData: false,
+  encryptData: false,
+  publicKey: null,
+  triggers: {},
+  defaultsApplied: false,
+};
+
+export function settingsFromRow(row: WebhookConfigRow, key: Buffer): WebhookSettings {
+  return {
+    enabled: row.enabled === 1,
+    authToken:
+      row.auth_token === null ? null : unseal(key, binding(row.workspace_id, "auth_token"), row.auth_token),
+    rawNotificationUrl: row.raw_url,
+    processedNotificationUrl: row.processed_url,
+    encodeData: row.encode_data === 1,
+    encryptData: row.encrypt_data === 1,
+    publicKey: row.public_key,
+    triggers: JSON.parse(row.triggers) as Record<string, boolean>,
+    defaultsApplied: row.defaults_applied === 1,
+  };
+}
+
+export function secretsFromRow(row: WebhookConfigRow, key: Buffer): SigningSecrets {
+  const open = (column: string, value: string) => unseal(key, binding(row.workspace_id, column), value);
+  return {
+    current: open("signing_secret", row.signing_secret),
+    previous:
+      row.previous_signing_secret === null
+        ? null
+        : open("previous_signing_secret", row.previous_signing_secret),
+    previousExpiresAt: row.previous_secret_expires_at,
+  };
+}
+
+/** The secrets a delivery made at `now` is signed with, newest first. */
+export function liveSecrets(secrets: SigningSecrets, now: number): string[] {
+  const previousLive =
+    secrets.previous !== null && secrets.previousExpiresAt !== null && secrets.previousExpiresAt > now;
+  return previousLive ? [secrets.current, secrets.previous!] : [secrets.current];
+}
+
+/**
+ * Makes sure the workspace has a configuration row, hence a signing secret, and returns
+ * it. Concurrent first calls race on the primary key; the loser reads the winner's row.
+ * `forUpdate` locks the row on PostgreSQL so read-modify-write updates do not interleave.
+ */
+export async function ensureConfigRow(
+  db: Db,
+  key: Buffer,
+  workspaceId: string,
+  now: number,
+  options: { forUpdate?: boolean; postgres?: boolean } = {},
+): Promise<WebhookConfigRow> {
+  await db
+    .insertInto("webhook_configs")
+    .values({
+      workspace_id: workspaceId,
+      enabled: 0,
+      auth_token: null,
+      raw_url: null,
+      processed_url: null,
+      encode_data: 0,
+      encrypt_data: 0,
+      public_key: null,
+      triggers: "{}",
+      defaults_applied: 0,
+      signing_secret: seal(key, binding(workspaceId, "signing_secret"), newSigningSecret()),
+      previous_signing_secret: null,
+      previous_secret_expires_at: null,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.column("workspace_id").doNothing())
+    .execute();
+  let query = db.selectFrom("webhook_configs").selectAll().where("workspace_id", "=", workspaceId);
+  if (options.forUpdate && options.postgres) query = query.forUpdate();
+  return query.executeTakeFirstOrThrow();
+}
+
+export async function writeSettings(
+  db: Db,
+  key: Buffer,
+  workspaceId: string,
+  settings: WebhookSettings,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable("webhook_configs")
+    .set({
+      enabled: settings.enabled ? 1 : 0,
+      auth_token:
+        settings.authToken === null
+          ? null
+          : seal(key, binding(workspaceId, "auth_token"), settings.authToken),
+      raw_url: settings.rawNotificationUrl,
+      processed_url: settings.processedNotificationUrl,
+      encode_data: settings.encodeData ? 1 : 0,
+      encrypt_data: settings.encryptData ? 1 : 0,
+      public_key: settings.publicKey,
+      triggers: JSON.stringify(settings.triggers),
+      defaults_applied: settings.defaultsApplied ? 1 : 0,
+      updated_at: now,
+    })
+    .where("workspace_id", "=", workspaceId)
+    .execute();
+}
+
+/**
+ * Replaces the signing secret; the old one keeps signing until `now + graceMs`, so
+ * receivers can switch without rejecting a single delivery. Returns the new secrets.
+ */
+export async function rotateSigningSecret(
+  db: Db,
+  key: Buffer,
+  workspaceId: string,
+  now: number,
+  graceMs: number,
+): Promise<SigningSecrets> {
+  return db.transaction().execute(async (trx) => {
+    const postgres = isPostgresExecutor(trx);
+    const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true, postgres });
+    const old = unseal(key, binding(workspaceId, "signing_secret"), row.signing_secret);
+    const fresh = newSigningSecret();
+    const keepOld = graceMs > 0;
+    await trx
+      .updateTable("webhook_configs")
+      .set({
+        signing_secret: seal(key, binding(workspaceId, "signing_secret"), fresh),
+        previous_signing_secret: keepOld
+          ? seal(key, binding(workspaceId, "previous_signing_secret"), old)
+          : null,
+        previous_secret_expires_at: keepOld ? now + graceMs : null,
+        updated_at: now,
+      })
+      .where("workspace_id", "=", workspaceId)
+      .execute();
+    return {
+      current: fresh,
+      previous: keepOld ? old : null,
+      previousExpiresAt: keepOld ? now + graceMs : null,
+    };
+  });
+}
+
+/** Settings and secrets of several workspaces at once, as the worker needs them per claim. */
+export async function loadSettings(
+  db: Db,
+  key: Buffer,
+  workspaceIds: readonly string[],
+): Promise<Map<string, { settings: WebhookSettings; secrets: SigningSecrets }>> {
+  const out = new Map<string, { settings: WebhookSettings; secrets: SigningSecrets }>();
+  if (workspaceIds.length === 0) return out;
+  const rows = await db
+    .selectFrom("webhook_configs")
+    .selectAll()
+    .where("workspace_id", "in", [...workspaceIds])
+    .execute();
+  for (const row of rows) {
+    out.set(row.workspace_id, { settings: settingsFromRow(row, key), secrets: secretsFromRow(row, key) });
+  }
+  return out;
+}

@@ -1,0 +1,319 @@
+import { performance } from "node:perf_hooks";
+import type { Services } from "../context.js";
+import { randomId } from "../lib/ids.js";
+import { type AttemptOutcome, attemptDelivery, type WorkspaceHook } from "./attempt.js";
+import { listenForOutbox, type OutboxListener } from "./listener.js";
+import { outboxSignal } from "./outbox.js";
+import { type ClaimedDelivery, type Completion, claimDue, completeAttempts, releaseClaims } from "./queue.js";
+import { decide } from "./schedule.js";
+import { httpSender, type Sender } from "./sender.js";
+import { loadSettings } from "./settings.js";
+
+/** Where the worker reports what no request will: database trouble, final failures. */
+export interface WorkerLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface WorkerOptions {
+  /** Defaults to the real HTTP sender with the configured egress policy. */
+  readonly sender?: Sender;
+  /** [0, 1), for retry jitter. */
+  readonly random?: () => number;
+  /** Monotonic milliseconds, for attempt durations. */
+  readonly elapsed?: () => number;
+  /** Attempts in flight in this process at most. */
+  readonly concurrency?: number;
+  /** Attempts in flight per workspace at most, so one slow receiver cannot take every slot. */
+  readonly perWorkspace?: number;
+  /** Idle poll interval; emits in this process (and NOTIFY on PostgreSQL) wake it sooner. */
+  readonly pollMs?: number;
+  /** Overrides COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS for the default sender. */
+  readonly allowPrivateUrls?: boolean;
+  readonly log?: WorkerLog;
+}
+
+interface InFlight {
+  readonly delivery: ClaimedDelivery;
+  readonly abort: AbortController;
+  readonly done: Promise<void>;
+}
+
+const silent: WorkerLog = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * The delivery worker (DESIGN §6): claims due deliveries, attempts them with bounded
+ * concurrency, and writes results in batches. In the server it runs a loop (`start`);
+ * tests drive it with `tick`/`runOnce` and a manual clock, so nothing waits on timing.
+ */
+export class DeliveryWorker {
+  private readonly sender: Sender;
+  private readonly ownsSender: boolean;
+  private readonly random: () => number;
+  private readonly elapsed: () => number;
+  private readonly concurrency: number;
+  private readonly perWorkspace: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly log: WorkerLog;
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly perWorkspaceLoad = new Map<string, number>();
+  private readonly completions: Completion[] = [];
+  private readonly released: ClaimedDelivery[] = [];
+  private claiming: Promise<number> | null = null;
+  private flushing: Promise<void> | null = null;
+  private running = false;
+  private stopping = false;
+  private saturated = false;
+  private timer: NodeJS.Timeout | null = null;
+  private listener: OutboxListener | null = null;
+
+  constructor(
+    private readonly services: Services,
+    options: WorkerOptions = {},
+  ) {
+    const { config } = services;
+    this.ownsSender = options.sender === undefined;
+    this.sender =
+      options.sender ??
+      httpSender({ allowPrivateUrls: options.allowPrivateUrls ?? config.webhookAllowPrivateUrls });
+    this.random = options.random ?? Math.random;
+    this.elapsed = options.elapsed ?? (() => performance.now());
+    this.concurrency = options.concurrency ?? 64;
+    this.perWorkspace = Math.min(options.perWorkspace ?? 16, this.concurrency);
+    this.pollMs = options.pollMs ?? 1000;
+    // Longer than any attempt: a lease only runs out when its worker is gone.
+    this.leaseMs = config.webhookTimeoutMs + 60_000;
+    this.log = options.log ?? silent;
+  }
+
+  /** Attempts in flight right now. */
+  get active(): number {
+    return this.inFlight.size;
+  }
+
+  /** Runs the loop until `stop`: claims on wake-ups, on freed slots and every `pollMs`. */
+  start(): void {
+    if (this.running || this.stopping) return;
+    this.running = true;
+    outboxSignal.on("emitted", this.wake);
+    if (this.services.database.dialect === "postgres") {
+      listenForOutbox(this.services.config.databaseUrl, this.wake, this.log).then(
+        (listener) => {
+          if (this.running) this.listener = listener;
+          else void listener.close();
+        },
+        (error: unknown) => this.log.warn({ err: error }, "webhook worker: LISTEN failed; polling only"),
+      );
+    }
+    this.later(0);
+  }
+
+  /** Claims what is due and free slots allow, and starts those attempts; resolves with how many. */
+  tick(): Promise<number> {
+    this.claiming ??= this.claim().finally(() => {
+      this.claiming = null;
+    });
+    return this.claiming;
+  }
+
+  /**
+   * Delivers everything due now, retries that fall due meanwhile included, and waits
+   * until every result is written. Resolves with the number of attempts started.
+   */
+  async runOnce(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const started = await this.tick();
+      total += started;
+      if (started > 0) continue;
+      if (this.inFlight.size > 0) {
+        await Promise.race([...this.inFlight.values()].map((f) => f.done));
+        continue;
+      }
+      if (this.completions.length > 0 || this.flushing) {
+        await this.flush();
+        continue;
+      }
+      return total;
+    }
+  }
+
+  /** Waits for the attempts in flight and their results, without claiming more. */
+  async drain(): Promise<void> {
+    await Promise.all([...this.inFlight.values()].map((f) => f.done));
+    await this.flush();
+  }
+
+  /**
+   * Stops claiming, lets attempts in flight finish for up to `graceMs`, aborts the rest
+   * and hands their claims back (due now, no attempt counted), then writes all results.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.running = false;
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    outboxSignal.off("emitted", this.wake);
+    await this.listener?.close();
+    this.listener = null;
+    await this.claiming?.catch(() => {});
+    const all = Promise.all([...this.inFlight.values()].map((f) => f.done));
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([
+      all.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (late) {
+      for (const f of this.inFlight.values()) f.abort.abort();
+      await all;
+    }
+    await this.flush();
+    if (this.released.length > 0) {
+      await releaseClaims(
+        this.services.database.db,
+        this.released.splice(0),
+        this.services.clock.now(),
+      ).catch((error: unknown) => this.log.error({ err: error }, "webhook worker: could not release claims"));
+    }
+    if (this.ownsSender) (this.sender as { close?: () => void }).close?.();
+  }
+
+  private readonly wake = (): void => {
+    if (this.running) this.later(0);
+  };
+
+  private later(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.loop(), ms);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const started = await this.tick();
+      if (this.running) this.later(started > 0 && !this.saturated ? 0 : this.pollMs);
+    } catch (error) {
+      this.log.error({ err: error }, "webhook worker: claim failed");
+      if (this.running) this.later(this.pollMs);
+    }
+  }
+
+  private async claim(): Promise<number> {
+    const free = this.concurrency - this.inFlight.size;
+    if (this.stopping || free <= 0) {
+      this.saturated = free <= 0;
+      return 0;
+    }
+    const { db } = this.services.database;
+    const claim = randomId();
+    const claimed = await claimDue(db, {
+      now: this.services.clock.now(),
+      limit: free,
+      leaseMs: this.leaseMs,
+      claim,
+      inFlight: this.perWorkspaceLoad,
+      perWorkspace: this.perWorkspace,
+    });
+    this.saturated =
+      claimed.length >= free || [...this.perWorkspaceLoad.values()].some((n) => n >= this.perWorkspace);
+    if (claimed.length === 0) return 0;
+    const workspaces = [...new Set(claimed.map((d) => d.workspaceId))];
+    let hooks: Map<string, WorkspaceHook>;
+    try {
+      hooks = await loadSettings(db, this.services.keys.atRest, workspaces);
+    } catch (error) {
+      await releaseClaims(db, claimed, this.services.clock.now()).catch(() => {});
+      throw error;
+    }
+    for (const delivery of claimed) this.begin(delivery, hooks.get(delivery.workspaceId) ?? null);
+    return claimed.length;
+  }
+
+  private begin(delivery: ClaimedDelivery, hook: WorkspaceHook | null): void {
+    const key = `${delivery.workspaceId}\u0000${delivery.id}`;
+    const abort = new AbortController();
+    this.perWorkspaceLoad.set(
+      delivery.workspaceId,
+      (this.perWorkspaceLoad.get(delivery.workspaceId) ?? 0) + 1,
+    );
+    const deps = {
+      sender: this.sender,
+      now: () => this.services.clock.now(),
+      elapsed: this.elapsed,
+      timeoutMs: this.services.config.webhookTimeoutMs,
+    };
+    const done = attemptDelivery(delivery, hook, deps, abort.signal)
+      .then((outcome) => this.settle(delivery, outcome, abort.signal.aborted))
+      .catch((error: unknown) =>
+        this.log.error({ err: error, deliveryId: delivery.id }, "webhook attempt crashed"),
+      )
+      .finally(() => {
+        this.inFlight.delete(key);
+        const load = (this.perWorkspaceLoad.get(delivery.workspaceId) ?? 1) - 1;
+        if (load > 0) this.perWorkspaceLoad.set(delivery.workspaceId, load);
+        else this.perWorkspaceLoad.delete(delivery.workspaceId);
+        if (this.running && this.saturated) this.later(0);
+      });
+    this.inFlight.set(key, { delivery, abort, done });
+  }
+
+  private settle(delivery: ClaimedDelivery, outcome: AttemptOutcome, aborted: boolean): void {
+    if (aborted && this.stopping) {
+      this.released.push(delivery);
+      return;
+    }
+    const now = this.services.clock.now();
+    const decision = decide(
+      outcome,
+      delivery.step,
+      this.services.config.webhookRetrySchedule,
+      now,
+      this.random,
+    );
+    if (decision.status === "failed") {
+      this.log.warn(
+        {
+          workspaceId: delivery.workspaceId,
+          deliveryId: delivery.id,
+          event: delivery.event,
+          error: outcome.error,
+        },
+        "webhook delivery failed for good",
+      );
+    }
+    this.completions.push({
+      delivery,
+      startedAt: outcome.startedAt,
+      durationMs: outcome.durationMs,
+      httpStatus: outcome.httpStatus,
+      error: outcome.error,
+      decision,
+      now,
+    });
+    void this.flush();
+  }
+
+  /** Writes queued results; results arriving meanwhile go in the next batch (group commit). */
+  private flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      while (this.completions.length > 0) {
+        const batch = this.completions.splice(0);
+        try {
+          await completeAttempts(this.services.database.db, batch);
+        } catch (error) {
+          // The claims stay; their leases run out and the deliveries are attempted again.
+          this.log.error({ err: error, count: batch.length }, "webhook worker: could not record attempts");
+        }
+      }
+    })().finally(() => {
+      this.flushing = null;
+      if (this.completions.length > 0) void this.flush();
+    });
+    return this.flushing;
+  }
+}
