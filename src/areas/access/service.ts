@@ -43,7 +43,7 @@ export async function addPermissions(ctx: Ctx, input: AddPermissionsInput): Prom
       updated_at: now,
     }),
   );
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
     await requireResources(trx, ctx.workspace.id, resources);
     await store.upsertGrants(trx, rows);
   });
@@ -52,7 +52,7 @@ export async function addPermissions(ctx: Ctx, input: AddPermissionsInput): Prom
 /** Removes a user's grants on the given resources; returns how many there were. */
 export async function removePermissions(ctx: Ctx, input: RemovePermissionsInput): Promise<number> {
   const resources = locateAll(input.permissions.resources);
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     let removed = 0;
     for (const [organizationId, refs] of byOrganization(resources)) {
       removed += await store.deleteGrants(trx, ctx.workspace.id, organizationId, input.userId, refs);

@@ -87,7 +87,19 @@ export async function usersGrantedAny(
   resources: readonly ResourceRef[],
   now: number,
 ): Promise<Set<string>> {
-  if (userIds.length === 0 || resources.length === 0) return new Set();
-  const rows = await liveGrantsOfUsers(db, workspaceId, organizationId, userIds, now, resources);
-  return new Set(rows.map((r) => r.user_id));
+  const granted = new Set<string>();
+  if (resources.length === 0) return granted;
+  // Chunks keep each statement inside both dialects' parameter limits (an update may name many users).
+  for (let i = 0; i < userIds.length; i += 500) {
+    const rows = await liveGrantsOfUsers(
+      db,
+      workspaceId,
+      organizationId,
+      userIds.slice(i, i + 500),
+      now,
+      resources,
+    );
+    for (const row of rows) granted.add(row.user_id);
+  }
+  return granted;
 }

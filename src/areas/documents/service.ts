@@ -58,7 +58,7 @@ export async function addDocuments(
   const { organizationId } = input;
   const folderId = input.folderId === undefined || input.folderId === ROOT ? null : input.folderId;
   const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     if (input.createOrganization === true) await ensureOrganization(trx, workspaceId, organizationId, now);
     await requireOrganization(trx, workspaceId, organizationId);
     if (folderId !== null && !(await findFolder(trx, workspaceId, organizationId, folderId))) {

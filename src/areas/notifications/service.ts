@@ -61,7 +61,7 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
       in_for_you: 1,
     }),
   );
-  await ctx.db.transaction().execute((trx) => store.replaceNotification(trx, row, recipientRows));
+  await ctx.write((trx) => store.replaceNotification(trx, row, recipientRows));
   return id;
 }
 
@@ -109,9 +109,7 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
       { field: "data", message: "At least one of documentId, userId or notificationIds is required." },
     ]);
   }
-  const deleted = await ctx.db
-    .transaction()
-    .execute((trx) => store.deleteNotifications(trx, scopeOf(ctx, input)));
+  const deleted = await ctx.write((trx) => store.deleteNotifications(trx, scopeOf(ctx, input)));
   if (!input.notificationIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(

@@ -39,7 +39,7 @@ export async function updateNotifications(
   const now = ctx.clock.now();
   const workspaceId = ctx.workspace.id;
   const { organizationId } = input;
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     const ids = [...new Set(patches.map((p) => p.id))];
     const rows = await store.findNotifications(trx, workspaceId, organizationId, ids);
     const found = new Map(rows.map((row) => [row.id, { row, record: parseRecord(row.record) }]));
