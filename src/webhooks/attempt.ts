@@ -100,6 +100,7 @@ function describeStatus(status: number, body: string): string {
 function describeError(error: unknown): string {
   const e = error as { message?: string; code?: string; name?: string };
   if (e?.name === "AbortError") return "Aborted: the worker stopped.";
+  if (error instanceof EgressRefused) return error.message;
   const message = e?.message || String(error);
   return e?.code && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }

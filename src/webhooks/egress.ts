@@ -125,34 +125,43 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/**
- * A `lookup` for http.request that refuses forbidden addresses: the socket connects only
- * to an address this function checked. Every resolved address must pass, so a name with
- * one public and one private record is refused rather than raced.
- */
-export function guardedLookup(
+type Lookup = (
   hostname: string,
-  options: { all?: boolean; family?: number | string },
-  callback: LookupCallback,
-): void {
-  if (FORBIDDEN_NAMES.test(hostname)) {
-    callback(new EgressRefused(`Refused to connect to ${hostname}: internal host name.`), []);
-    return;
-  }
-  dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
-    if (error) return callback(error, []);
-    const bad = addresses.find((a) => isForbiddenAddress(a.address));
-    if (bad) {
-      return callback(
-        new EgressRefused(`Refused to connect to ${hostname}: it resolves to ${bad.address}.`),
-        [],
-      );
+  options: { all: true; verbatim: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * Makes a `lookup` for http.request that refuses forbidden addresses: the socket connects
+ * only to an address this function checked. Every resolved address must pass, so a name
+ * with one public and one private record is refused rather than raced.
+ */
+export function guardedLookup(resolve: Lookup = dnsLookup as unknown as Lookup) {
+  return (
+    hostname: string,
+    options: { all?: boolean; family?: number | string },
+    callback: LookupCallback,
+  ): void => {
+    if (FORBIDDEN_NAMES.test(hostname)) {
+      callback(new EgressRefused(`Refused to connect to ${hostname}: internal host name.`), []);
+      return;
     }
-    const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 ? 4 : 0;
-    const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-    if (usable.length === 0)
-      return callback(Object.assign(new Error(`No address for ${hostname}.`), { code: "ENOTFOUND" }), []);
-    if (options.all) return callback(null, usable);
-    callback(null, usable[0]!.address, usable[0]!.family);
-  });
+    resolve(hostname, { all: true, verbatim: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const bad = addresses.find((a) => isForbiddenAddress(a.address));
+      if (bad) {
+        return callback(
+          new EgressRefused(`Refused to connect to ${hostname}: it resolves to ${bad.address}.`),
+          [],
+        );
+      }
+      const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 ? 4 : 0;
+      const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
+      if (usable.length === 0) {
+        return callback(Object.assign(new Error(`No address for ${hostname}.`), { code: "ENOTFOUND" }), []);
+      }
+      if (options.all) return callback(null, usable);
+      callback(null, usable[0]!.address, usable[0]!.family);
+    });
+  };
 }

@@ -42,6 +42,7 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export function httpSender(options: { allowPrivateUrls: boolean; maxSockets?: number }): HttpSender {
   const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, scheduling: "lifo" as const };
+  const lookup = guardedLookup();
   const agents = { "http:": new http.Agent(agentOptions), "https:": new https.Agent(agentOptions) };
   const send = (request: OutgoingRequest): Promise<SenderResponse> =>
     new Promise((resolve, reject) => {
@@ -58,7 +59,7 @@ export function httpSender(options: { allowPrivateUrls: boolean; maxSockets?: nu
         method: "POST",
         agent: agents[url.protocol],
         headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
-        ...(options.allowPrivateUrls ? {} : { lookup: guardedLookup as never }),
+        ...(options.allowPrivateUrls ? {} : { lookup: lookup as never }),
         ...(request.signal ? { signal: request.signal } : {}),
       });
       const timer = setTimeout(

@@ -196,7 +196,8 @@ export class DeliveryWorker {
     if (!this.running) return;
     try {
       const started = await this.tick();
-      if (this.running) this.later(started > 0 && !this.saturated ? 0 : this.pollMs);
+      // Claimed some and slots remain: more may be due (saturated workspaces are skipped next time).
+      if (this.running) this.later(started > 0 && this.inFlight.size < this.concurrency ? 0 : this.pollMs);
     } catch (error) {
       this.log.error({ err: error }, "webhook worker: claim failed");
       if (this.running) this.later(this.pollMs);
