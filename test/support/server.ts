@@ -48,10 +48,11 @@ export interface CallOptions {
 
 export interface ServerOptions {
   readonly env?: Record<string, string>;
-  /** Reopens an earlier server's database (a restart) instead of a fresh one; it is not dropped on close. */
-  readonly reuse?: { readonly databaseUrl: string; readonly creds: Credentials };
-  /** Keeps the scratch database on close, so a later server can `reuse` it. */
-  readonly keepDatabase?: boolean;
+  /**
+   * Runs on a database the test owns (and drops) instead of a fresh one: with `creds`, an
+   * earlier server's database (a restart); without, it is bootstrapped like a fresh one.
+   */
+  readonly reuse?: { readonly databaseUrl: string; readonly creds?: Credentials };
   /** Builds a webhook worker with these options (sender, jitter, limits). */
   readonly webhooks?: WorkerOptions;
 }
@@ -72,12 +73,12 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   const worker = options.webhooks ? new DeliveryWorker(services, options.webhooks) : undefined;
-  const created = options.reuse ? null : await bootstrap(services.database.db, clock, null);
+  const created = options.reuse?.creds ? null : await bootstrap(services.database.db, clock, null);
   if (created && created.kind !== "created") throw new Error("expected a fresh database");
   const creds =
     created?.kind === "created"
       ? { apiKey: created.credentials.apiKey, authToken: created.credentials.authToken }
-      : options.reuse!.creds;
+      : options.reuse!.creds!;
 
   const raw = async (path: string, init: RequestInit): Promise<Response> => {
     const res = await fetch(url + path, { method: "POST", ...init });
@@ -114,7 +115,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
       await app.close();
       await worker?.stop();
       await services.database.close();
-      if (!options.keepDatabase) await scratch.drop();
+      await scratch.drop();
     },
   };
 }
