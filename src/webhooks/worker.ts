@@ -2,9 +2,9 @@ import { performance } from "node:perf_hooks";
 import type { Services } from "../context.js";
 import { randomId } from "../lib/ids.js";
 import { type AttemptOutcome, attemptDelivery, type WorkspaceHook } from "./attempt.js";
-import { listenForOutbox, type OutboxListener } from "./listener.js";
-import { outboxSignal } from "./outbox.js";
-import { type ClaimedDelivery, type Completion, claimDue, completeAttempts, releaseClaims } from "./queue.js";
+import { Poller } from "./poller.js";
+import { type ClaimedDelivery, claimDue, releaseClaims } from "./queue.js";
+import { ResultWriter } from "./results.js";
 import { decide } from "./schedule.js";
 import { httpSender, type Sender } from "./sender.js";
 import { loadSettings } from "./settings.js";
@@ -35,7 +35,6 @@ export interface WorkerOptions {
 }
 
 interface InFlight {
-  readonly delivery: ClaimedDelivery;
   readonly abort: AbortController;
   readonly done: Promise<void>;
 }
@@ -44,8 +43,8 @@ const silent: WorkerLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 /**
  * The delivery worker (DESIGN §6): claims due deliveries, attempts them with bounded
- * concurrency, and writes results in batches. In the server it runs a loop (`start`);
- * tests drive it with `tick`/`runOnce` and a manual clock, so nothing waits on timing.
+ * concurrency (overall and per workspace), and writes results in batches. In the server
+ * it runs a loop (`start`); tests drive it with `tick`/`runOnce` and a manual clock.
  */
 export class DeliveryWorker {
   private readonly sender: Sender;
@@ -54,20 +53,17 @@ export class DeliveryWorker {
   private readonly elapsed: () => number;
   private readonly concurrency: number;
   private readonly perWorkspace: number;
-  private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly log: WorkerLog;
+  private readonly poller: Poller;
+  private readonly results: ResultWriter;
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly perWorkspaceLoad = new Map<string, number>();
-  private readonly completions: Completion[] = [];
+  private readonly load = new Map<string, number>();
   private readonly released: ClaimedDelivery[] = [];
   private claiming: Promise<number> | null = null;
-  private flushing: Promise<void> | null = null;
-  private running = false;
   private stopping = false;
+  /** The last claim was limited by free slots, so a freed slot should trigger the next. */
   private saturated = false;
-  private timer: NodeJS.Timeout | null = null;
-  private listener: OutboxListener | null = null;
 
   constructor(
     private readonly services: Services,
@@ -82,10 +78,19 @@ export class DeliveryWorker {
     this.elapsed = options.elapsed ?? (() => performance.now());
     this.concurrency = options.concurrency ?? 64;
     this.perWorkspace = Math.min(options.perWorkspace ?? 16, this.concurrency);
-    this.pollMs = options.pollMs ?? 1000;
     // Longer than any attempt: a lease only runs out when its worker is gone.
     this.leaseMs = config.webhookTimeoutMs + 60_000;
     this.log = options.log ?? silent;
+    this.results = new ResultWriter(services.database.db, (error, count) =>
+      this.log.error({ err: error, count }, "webhook worker: could not record attempts"),
+    );
+    this.poller = new Poller({
+      tick: () => this.tick(),
+      hasRoom: () => this.inFlight.size < this.concurrency,
+      pollMs: options.pollMs ?? 1000,
+      listenUrl: services.database.dialect === "postgres" ? config.databaseUrl : null,
+      log: this.log,
+    });
   }
 
   /** Attempts in flight right now. */
@@ -93,21 +98,9 @@ export class DeliveryWorker {
     return this.inFlight.size;
   }
 
-  /** Runs the loop until `stop`: claims on wake-ups, on freed slots and every `pollMs`. */
+  /** Runs the loop until `stop`. */
   start(): void {
-    if (this.running || this.stopping) return;
-    this.running = true;
-    outboxSignal.on("emitted", this.wake);
-    if (this.services.database.dialect === "postgres") {
-      listenForOutbox(this.services.config.databaseUrl, this.wake, this.log).then(
-        (listener) => {
-          if (this.running) this.listener = listener;
-          else void listener.close();
-        },
-        (error: unknown) => this.log.warn({ err: error }, "webhook worker: LISTEN failed; polling only"),
-      );
-    }
-    this.later(0);
+    if (!this.stopping) this.poller.start();
   }
 
   /** Claims what is due and free slots allow, and starts those attempts; resolves with how many. */
@@ -128,22 +121,16 @@ export class DeliveryWorker {
       const started = await this.tick();
       total += started;
       if (started > 0) continue;
-      if (this.inFlight.size > 0) {
-        await Promise.race([...this.inFlight.values()].map((f) => f.done));
-        continue;
-      }
-      if (this.completions.length > 0 || this.flushing) {
-        await this.flush();
-        continue;
-      }
-      return total;
+      if (this.inFlight.size > 0) await Promise.race([...this.inFlight.values()].map((f) => f.done));
+      else if (this.results.pending) await this.results.flush();
+      else return total;
     }
   }
 
   /** Waits for the attempts in flight and their results, without claiming more. */
   async drain(): Promise<void> {
     await Promise.all([...this.inFlight.values()].map((f) => f.done));
-    await this.flush();
+    await this.results.flush();
   }
 
   /**
@@ -151,12 +138,8 @@ export class DeliveryWorker {
    * and hands their claims back (due now, no attempt counted), then writes all results.
    */
   async stop(graceMs = 10_000): Promise<void> {
-    this.running = false;
     this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
-    outboxSignal.off("emitted", this.wake);
-    await this.listener?.close();
-    this.listener = null;
+    await this.poller.stop();
     await this.claiming?.catch(() => {});
     const all = Promise.all([...this.inFlight.values()].map((f) => f.done));
     let timer: NodeJS.Timeout | undefined;
@@ -171,7 +154,7 @@ export class DeliveryWorker {
       for (const f of this.inFlight.values()) f.abort.abort();
       await all;
     }
-    await this.flush();
+    await this.results.flush();
     if (this.released.length > 0) {
       await releaseClaims(
         this.services.database.db,
@@ -182,28 +165,6 @@ export class DeliveryWorker {
     if (this.ownsSender) (this.sender as { close?: () => void }).close?.();
   }
 
-  private readonly wake = (): void => {
-    if (this.running) this.later(0);
-  };
-
-  private later(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.loop(), ms);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    if (!this.running) return;
-    try {
-      const started = await this.tick();
-      // Claimed some and slots remain: more may be due (saturated workspaces are skipped next time).
-      if (this.running) this.later(started > 0 && this.inFlight.size < this.concurrency ? 0 : this.pollMs);
-    } catch (error) {
-      this.log.error({ err: error }, "webhook worker: claim failed");
-      if (this.running) this.later(this.pollMs);
-    }
-  }
-
   private async claim(): Promise<number> {
     const free = this.concurrency - this.inFlight.size;
     if (this.stopping || free <= 0) {
@@ -211,22 +172,21 @@ export class DeliveryWorker {
       return 0;
     }
     const { db } = this.services.database;
-    const claim = randomId();
     const claimed = await claimDue(db, {
       now: this.services.clock.now(),
       limit: free,
       leaseMs: this.leaseMs,
-      claim,
-      inFlight: this.perWorkspaceLoad,
+      claim: randomId(),
+      inFlight: this.load,
       perWorkspace: this.perWorkspace,
     });
-    this.saturated =
-      claimed.length >= free || [...this.perWorkspaceLoad.values()].some((n) => n >= this.perWorkspace);
+    this.saturated = claimed.length >= free || [...this.load.values()].some((n) => n >= this.perWorkspace);
     if (claimed.length === 0) return 0;
-    const workspaces = [...new Set(claimed.map((d) => d.workspaceId))];
     let hooks: Map<string, WorkspaceHook>;
     try {
-      hooks = await loadSettings(db, this.services.keys.atRest, workspaces);
+      hooks = await loadSettings(db, this.services.keys.atRest, [
+        ...new Set(claimed.map((d) => d.workspaceId)),
+      ]);
     } catch (error) {
       await releaseClaims(db, claimed, this.services.clock.now()).catch(() => {});
       throw error;
@@ -238,10 +198,7 @@ export class DeliveryWorker {
   private begin(delivery: ClaimedDelivery, hook: WorkspaceHook | null): void {
     const key = `${delivery.workspaceId}\u0000${delivery.id}`;
     const abort = new AbortController();
-    this.perWorkspaceLoad.set(
-      delivery.workspaceId,
-      (this.perWorkspaceLoad.get(delivery.workspaceId) ?? 0) + 1,
-    );
+    this.load.set(delivery.workspaceId, (this.load.get(delivery.workspaceId) ?? 0) + 1);
     const deps = {
       sender: this.sender,
       now: () => this.services.clock.now(),
@@ -255,12 +212,12 @@ export class DeliveryWorker {
       )
       .finally(() => {
         this.inFlight.delete(key);
-        const load = (this.perWorkspaceLoad.get(delivery.workspaceId) ?? 1) - 1;
-        if (load > 0) this.perWorkspaceLoad.set(delivery.workspaceId, load);
-        else this.perWorkspaceLoad.delete(delivery.workspaceId);
-        if (this.running && this.saturated) this.later(0);
+        const left = (this.load.get(delivery.workspaceId) ?? 1) - 1;
+        if (left > 0) this.load.set(delivery.workspaceId, left);
+        else this.load.delete(delivery.workspaceId);
+        if (this.saturated) this.poller.wake();
       });
-    this.inFlight.set(key, { delivery, abort, done });
+    this.inFlight.set(key, { abort, done });
   }
 
   private settle(delivery: ClaimedDelivery, outcome: AttemptOutcome, aborted: boolean): void {
@@ -287,7 +244,7 @@ export class DeliveryWorker {
         "webhook delivery failed for good",
       );
     }
-    this.completions.push({
+    this.results.push({
       delivery,
       startedAt: outcome.startedAt,
       durationMs: outcome.durationMs,
@@ -296,25 +253,5 @@ export class DeliveryWorker {
       decision,
       now,
     });
-    void this.flush();
-  }
-
-  /** Writes queued results; results arriving meanwhile go in the next batch (group commit). */
-  private flush(): Promise<void> {
-    this.flushing ??= (async () => {
-      while (this.completions.length > 0) {
-        const batch = this.completions.splice(0);
-        try {
-          await completeAttempts(this.services.database.db, batch);
-        } catch (error) {
-          // The claims stay; their leases run out and the deliveries are attempted again.
-          this.log.error({ err: error, count: batch.length }, "webhook worker: could not record attempts");
-        }
-      }
-    })().finally(() => {
-      this.flushing = null;
-      if (this.completions.length > 0) void this.flush();
-    });
-    return this.flushing;
   }
 }

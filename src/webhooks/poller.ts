@@ -1,0 +1,74 @@
+import { listenForOutbox, type OutboxListener } from "./listener.js";
+import { outboxSignal } from "./outbox.js";
+
+export interface PollerOptions {
+  /** Claims and starts what is due; resolves with how many started. */
+  readonly tick: () => Promise<number>;
+  /** Whether a slot is free for another attempt. */
+  readonly hasRoom: () => boolean;
+  readonly pollMs: number;
+  /** PostgreSQL URL to LISTEN on, so emits in other processes wake this one; null on SQLite. */
+  readonly listenUrl: string | null;
+  readonly log: { warn(fields: object, message: string): void; error(fields: object, message: string): void };
+}
+
+/**
+ * When the worker claims: at once after a claim that left slots free (more may be due),
+ * on an emit in this process or a NOTIFY from another, when a slot frees up after a
+ * saturated claim, and otherwise every `pollMs`. Timers are unref'd: the HTTP server,
+ * not the worker, keeps the process alive.
+ */
+export class Poller {
+  private running = false;
+  private timer: NodeJS.Timeout | null = null;
+  private listener: OutboxListener | null = null;
+
+  constructor(private readonly options: PollerOptions) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    outboxSignal.on("emitted", this.wake);
+    if (this.options.listenUrl !== null) {
+      listenForOutbox(this.options.listenUrl, this.wake, this.options.log).then(
+        (listener) => {
+          if (this.running) this.listener = listener;
+          else void listener.close();
+        },
+        (error: unknown) =>
+          this.options.log.warn({ err: error }, "webhook worker: LISTEN failed; polling only"),
+      );
+    }
+    this.later(0);
+  }
+
+  /** Claims again as soon as possible (no-op when stopped). */
+  readonly wake = (): void => {
+    if (this.running) this.later(0);
+  };
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    outboxSignal.off("emitted", this.wake);
+    await this.listener?.close();
+    this.listener = null;
+  }
+
+  private later(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.run(), ms);
+    this.timer.unref();
+  }
+
+  private async run(): Promise<void> {
+    if (!this.running) return;
+    try {
+      const started = await this.options.tick();
+      if (this.running) this.later(started > 0 && this.options.hasRoom() ? 0 : this.options.pollMs);
+    } catch (error) {
+      this.options.log.error({ err: error }, "webhook worker: claim failed");
+      if (this.running) this.later(this.options.pollMs);
+    }
+  }
+}
