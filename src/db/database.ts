@@ -16,6 +16,11 @@ export interface Database {
   readonly dialect: Dialect;
   /** The SQLite file's directory (null for memory and PostgreSQL): home of a generated secret. */
   readonly dataDir: string | null;
+  /**
+   * A number that moves whenever another connection commits (SQLite `data_version`),
+   * or null where there is no cheap way to know (PostgreSQL).
+   */
+  externalVersion(): number | null;
   /** A write transaction, answered once durable; batched into a group commit on SQLite. */
   write<T>(work: Work<T>): Promise<T>;
   /** Answers whether the database responds. */
@@ -53,6 +58,7 @@ function openSqlite(path: string): Database {
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
     write: (work) => groupCommit.run(work),
+    externalVersion: () => handle.pragma("data_version", { simple: true }) as number,
     ping: async () => {
       try {
         handle.prepare("select 1").get();
@@ -87,6 +93,7 @@ function openPostgres(url: string, options: OpenOptions): Database {
     dataDir: null,
     // Concurrent PostgreSQL transactions already share WAL flushes; each caller gets its own.
     write: (work) => db.transaction().execute(work),
+    externalVersion: () => null,
     ping: async () => {
       try {
         await sql`select 1`.execute(db);
@@ -104,7 +111,8 @@ export async function migrate(database: Database): Promise<void> {
   // Name the schema: Kysely's "does the migration table exist" check otherwise looks at every schema.
   const schema =
     database.dialect === "postgres"
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
+          ?.schema
       : undefined;
   const migrator = new Migrator({
     db: database.db,

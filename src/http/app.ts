@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import secureJson from "secure-json-parse";
+import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
 import { type Ctx, contextFor, type Services } from "../context.js";
 import { ApiError, invalidArgument } from "../errors.js";
@@ -92,12 +93,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }
 
   const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);
+  const authCache = new AuthCache(() => {
+    const external = services.database.externalVersion();
+    return external === null ? null : `${external}:${localAuthWrites()}`;
+  });
   await app.register(async (scope) => {
     scope.addHook("onRequest", async (request) => {
       const workspace = await authenticate(
         services.database.db,
         request.headers["x-svc-api-key"],
         request.headers["x-svc-auth-token"],
+        authCache,
       );
       limiter.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);

@@ -60,9 +60,18 @@ export class PageTokens {
   }
 }
 
-/** A stable hash of the query: key order does not matter, so clients may reorder fields. */
+const hashes = new WeakMap<object, string>();
+
+/**
+ * A stable hash of the query: key order does not matter, so clients may reorder fields.
+ * Memoized per query object, since a request opens and seals with the same one.
+ */
 function queryHash(query: unknown): string {
-  return createHash("sha256").update(canonicalJson(query)).digest("base64url").slice(0, 22);
+  const cached = typeof query === "object" && query !== null ? hashes.get(query) : undefined;
+  if (cached !== undefined) return cached;
+  const hash = createHash("sha256").update(canonicalJson(query)).digest("base64url").slice(0, 22);
+  if (typeof query === "object" && query !== null) hashes.set(query, hash);
+  return hash;
 }
 
 function canonicalJson(value: unknown): string {

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
-import { runCli, startServe } from "../support/process.js";
+import { type CliResult, runCli, startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
+
+/** The command's `--json` output, failing with its stderr when it did not succeed. */
+function json(result: CliResult): any {
+  if (result.code !== 0) throw new Error(`collabd exited ${result.code}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
 
 for (const dialect of DIALECTS) {
   describe(`collabd CLI [${dialect}]`, () => {
@@ -13,8 +19,7 @@ for (const dialect of DIALECTS) {
         expect(migrate.code, migrate.stderr).toBe(0);
 
         const created = await runCli(["workspace", "create", "--name", "acme", "--json"], env);
-        expect(created.code, created.stderr).toBe(0);
-        const workspace = JSON.parse(created.stdout);
+        const workspace = json(created);
         expect(workspace).toMatchObject({ name: "acme", activityService: true, advancedQueries: true });
         expect(workspace.apiKey).toMatch(/^[\w-]{20,}$/);
         expect(workspace.authToken).toMatch(/^[\w-]{40,}$/);
@@ -23,14 +28,12 @@ for (const dialect of DIALECTS) {
           ["workspace", "update", "--api-key", workspace.apiKey, "--activity-service", "off", "--json"],
           env,
         );
-        expect(JSON.parse(updated.stdout)).toMatchObject({ activityService: false, advancedQueries: true });
+        expect(json(updated)).toMatchObject({ activityService: false, advancedQueries: true });
 
         const shown = await runCli(["workspace", "show", "--api-key", workspace.apiKey, "--json"], env);
-        expect(JSON.parse(shown.stdout)).toMatchObject({ apiKey: workspace.apiKey, activityService: false });
+        expect(json(shown)).toMatchObject({ apiKey: workspace.apiKey, activityService: false });
 
-        const issued = JSON.parse(
-          (await runCli(["token", "issue", "--api-key", workspace.apiKey, "--json"], env)).stdout,
-        );
+        const issued = json(await runCli(["token", "issue", "--api-key", workspace.apiKey, "--json"], env));
         expect(issued.authToken).not.toBe(workspace.authToken);
 
         const server = await startServe(env);
@@ -67,7 +70,7 @@ for (const dialect of DIALECTS) {
             ["token", "revoke", "--api-key", workspace.apiKey, "--token", issued.authToken, "--json"],
             env,
           );
-          expect(JSON.parse(revoked.stdout)).toEqual({ apiKey: workspace.apiKey, revoked: true });
+          expect(json(revoked)).toEqual({ apiKey: workspace.apiKey, revoked: true });
           expect((await call(issued.authToken)).status).toBe(401);
           expect((await call(workspace.authToken)).status).toBe(200);
           expect(server.stdout()).not.toContain(workspace.authToken);

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { rawRows } from "../../db/raw.js";
 import type { ActivityRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -46,6 +47,7 @@ export async function upsertActivities(db: Db, rows: readonly ActivityRow[]): Pr
 /**
  * One keyset page in (timestamp, id) order: the filters pick the index
  * (document, target entity or organization), the cursor starts the range scan.
+ * Hand-written SQL: this is the service's hottest query (docs/decisions.md).
  */
 export async function listActivities(
   db: Db,
@@ -54,33 +56,36 @@ export async function listActivities(
   after: SortKey | null,
   limit: number,
 ): Promise<Page> {
-  let query = db
-    .selectFrom("activities")
-    .select(["record", "timestamp", "id"])
-    .where("workspace_id", "=", filter.workspaceId)
-    .where("organization_id", "=", filter.organizationId);
-  if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
-  if (filter.targetEntityId !== undefined)
-    query = query.where("target_entity_id", "=", filter.targetEntityId);
-  if (filter.userId !== undefined) query = query.where("user_id", "=", filter.userId);
-  if (filter.featureTypes) query = query.where("feature_type", "in", [...filter.featureTypes]);
-  if (filter.actionTypes) query = query.where("action_type", "in", [...filter.actionTypes]);
-  if (filter.ids) query = query.where("id", "in", [...filter.ids]);
+  let text = "select record, timestamp, id from activities where workspace_id = ? and organization_id = ?";
+  const params: unknown[] = [filter.workspaceId, filter.organizationId];
+  const equal = (column: string, value: string | undefined) => {
+    if (value === undefined) return;
+    text += ` and ${column} = ?`;
+    params.push(value);
+  };
+  const anyOf = (column: string, values: readonly string[] | undefined) => {
+    if (!values) return;
+    text += ` and ${column} in (${values.map(() => "?").join(", ")})`;
+    params.push(...values);
+  };
+  equal("document_id", filter.documentId);
+  equal("target_entity_id", filter.targetEntityId);
+  equal("user_id", filter.userId);
+  anyOf("feature_type", filter.featureTypes);
+  anyOf("action_type", filter.actionTypes);
+  anyOf("id", filter.ids);
   if (after) {
-    query = query.where((eb) =>
-      eb(eb.refTuple("timestamp", "id"), order === "asc" ? ">" : "<", eb.tuple(after[0], after[1])),
-    );
+    text += ` and (timestamp, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
+    params.push(after[0], after[1]);
   }
-  const rows = await query
-    .orderBy("timestamp", order)
-    .orderBy("id", order)
-    .limit(limit + 1)
-    .execute();
+  text += ` order by timestamp ${order}, id ${order} limit ?`;
+  params.push(limit + 1);
+  const rows = await rawRows<Pick<ActivityRow, "record" | "timestamp" | "id">>(db, text, params);
   const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
+  if (more) rows.length = limit;
+  const last = rows.at(-1);
   return {
-    records: page.map((r) => r.record),
+    records: rows.map((r) => r.record),
     next: more && last ? [Number(last.timestamp), last.id] : null,
   };
 }

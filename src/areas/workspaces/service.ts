@@ -6,6 +6,7 @@ import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
 import { randomSecret } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
+import type { AuthCache } from "./auth-cache.js";
 import * as store from "./store.js";
 
 type Db = Kysely<Tables>;
@@ -20,10 +21,20 @@ export const AUTH_MESSAGES = {
 /**
  * Resolves the two auth headers to a workspace (DESIGN §2–3). Every token of the
  * workspace is compared in constant time, so timing tells nothing about which matched.
+ * A successful check is remembered by `cache` until anything auth-related is written.
  */
-export async function authenticate(db: Db, apiKey: unknown, authToken: unknown): Promise<Workspace> {
+export async function authenticate(
+  db: Db,
+  apiKey: unknown,
+  authToken: unknown,
+  cache?: AuthCache,
+): Promise<Workspace> {
   if (typeof apiKey !== "string" || apiKey === "") throw invalidArgument(AUTH_MESSAGES.missingKey);
   if (typeof authToken !== "string" || authToken === "") throw invalidArgument(AUTH_MESSAGES.missingToken);
+  const presentedHash = sha256Hex(authToken);
+  const cacheKey = `${apiKey}\u0000${presentedHash}`;
+  const cached = cache?.lookup(cacheKey);
+  if (cached?.workspace) return cached.workspace;
   const rows = await db
     .selectFrom("workspaces")
     .leftJoin("auth_tokens", "auth_tokens.workspace_id", "workspaces.id")
@@ -32,14 +43,16 @@ export async function authenticate(db: Db, apiKey: unknown, authToken: unknown):
     .where("workspaces.id", "=", apiKey)
     .execute();
   if (rows.length === 0) throw new ApiError("PERMISSION_DENIED", AUTH_MESSAGES.unknownKey);
-  const presented = Buffer.from(sha256Hex(authToken), "hex");
+  const presented = Buffer.from(presentedHash, "hex");
   let matched = false;
   for (const row of rows) {
     if (row.token_hash === null) continue;
     matched = timingSafeEqual(presented, Buffer.from(row.token_hash, "hex")) || matched;
   }
   if (!matched) throw new ApiError("UNAUTHENTICATED", AUTH_MESSAGES.wrongToken);
-  return store.rowToWorkspace(rows[0]!);
+  const workspace = store.rowToWorkspace(rows[0]!);
+  if (cached) cache?.remember(cacheKey, workspace, cached.version);
+  return workspace;
 }
 
 export interface NewWorkspace {

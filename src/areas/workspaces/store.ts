@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Workspace } from "../../context.js";
 import type { Tables, WorkspaceRow } from "../../db/tables.js";
+import { noteAuthWrite } from "./auth-cache.js";
 
 type Db = Kysely<Tables>;
 
@@ -38,6 +39,7 @@ export async function insertWorkspace(db: Db, workspace: Workspace): Promise<voi
       created_at: workspace.createdAt,
     })
     .execute();
+  noteAuthWrite();
 }
 
 export async function updateWorkspaceSettings(
@@ -50,6 +52,7 @@ export async function updateWorkspaceSettings(
   if (settings.advancedQueries !== undefined) values.advanced_queries = settings.advancedQueries ? 1 : 0;
   if (Object.keys(values).length === 0) return;
   await db.updateTable("workspaces").set(values).where("id", "=", id).execute();
+  noteAuthWrite();
 }
 
 export async function tokenHashes(db: Db, workspaceId: string): Promise<string[]> {
@@ -67,6 +70,7 @@ export async function insertTokenHash(db: Db, workspaceId: string, tokenHash: st
     .values({ workspace_id: workspaceId, token_hash: tokenHash, created_at: now })
     .onConflict((oc) => oc.columns(["workspace_id", "token_hash"]).doNothing())
     .execute();
+  noteAuthWrite();
 }
 
 /** Returns whether a token was removed. */
@@ -76,5 +80,6 @@ export async function deleteTokenHash(db: Db, workspaceId: string, tokenHash: st
     .where("workspace_id", "=", workspaceId)
     .where("token_hash", "=", tokenHash)
     .executeTakeFirst();
+  noteAuthWrite();
   return Number(result.numDeletedRows) > 0;
 }
