@@ -135,6 +135,29 @@ forEachDialect("folders update", (server) => {
     expect(t.d).toEqual(["root/p/a", "restricted", true]);
   });
 
+  it.each([
+    ["a few", 3],
+    ["over 200", 260],
+  ])("moves an inheriting folder past %s descendants with their own access", async (_name, owners) => {
+    const folders: unknown[] = [{ folderId: "top" }];
+    for (let i = 0; i < owners; i++) {
+      folders.push({ folderId: `own${i}`, parentFolderId: "top", accessType: "restricted" });
+      folders.push({ folderId: `own${i}-kid`, parentFolderId: `own${i}` });
+      folders.push({ folderId: `heir${i}`, parentFolderId: "top" });
+    }
+    folders.push({ folderId: "deep", parentFolderId: `heir${owners - 1}` });
+    const org = await orgWith(server(), [...folders, { folderId: "pub", accessType: "public" }]);
+    await server().call(UPDATE, { organizationId: org, folderId: "top", parentFolderId: "pub" });
+    const t = await table(server(), org);
+    expect(t.top).toEqual(["root/pub", "public", true]);
+    for (let i = 0; i < owners; i++) {
+      expect(t[`own${i}`]).toEqual(["root/pub/top", "restricted", false]);
+      expect(t[`own${i}-kid`]).toEqual([`root/pub/top/own${i}`, "restricted", true]);
+      expect(t[`heir${i}`]).toEqual(["root/pub/top", "public", true]);
+    }
+    expect(t.deep).toEqual([`root/pub/top/heir${owners - 1}`, "public", true]);
+  });
+
   it("refuses to move a folder under its own descendant, changing nothing", async () => {
     const org = await orgWith(server(), TREE);
     const before = await table(server(), org);

@@ -38,7 +38,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant("move" as const), folderId: id, parentFolderId: parent }),
   },
   {
-    weight: 1,
+    weight: 2,
     arbitrary: fc.record({ kind: fc.constant("access" as const), folderId: id, accessType: access }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("delete" as const), folderId: id }) },
@@ -59,8 +59,8 @@ class Model {
     return false;
   }
   remove(folderId: string): void {
-    for (const other of [...this.folders.keys()])
-      if (this.isUnder(other, folderId)) this.folders.delete(other);
+    const doomed = [...this.folders.keys()].filter((other) => this.isUnder(other, folderId));
+    for (const other of doomed) this.folders.delete(other);
   }
 }
 

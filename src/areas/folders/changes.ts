@@ -49,24 +49,22 @@ export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<
       return parent;
     };
     const moving = parentFolderId !== undefined && parentFolderId !== folder.parentFolderId;
-    let parent: ParentRef | null = null;
-    if (moving) {
-      parent = await parentOf(parentFolderId);
-      await moveFolder(trx, scope, folder, parent, now);
-    }
+    const parent = moving ? await parentOf(parentFolderId) : null;
+    const inherit =
+      accessType === undefined ? (inheritAccessFromParent ?? folder.inheritAccessFromParent) : false;
+    const inherited = async () => (parent ?? (await parentOf(folder.parentFolderId))).accessType;
+    const effective = accessType ?? (inherit ? await inherited() : folder.accessType);
+    const access =
+      effective !== folder.accessType || inherit !== folder.inheritAccessFromParent
+        ? { accessType: effective, inherit }
+        : undefined;
+    if (parent) await moveFolder(trx, scope, folder, parent, now, access);
+    else if (access) await applyAccess(trx, scope, folder.path, access, now);
     await subtree.updateFolderRow(trx, ws, org, folder.folderId, {
       ...(folderName === undefined ? {} : { folderName }),
       ...(moving ? { parentFolderId } : {}),
       now,
     });
-    const inherit =
-      accessType === undefined ? (inheritAccessFromParent ?? folder.inheritAccessFromParent) : false;
-    const parentAccess = async () => (parent ?? (await parentOf(folder.parentFolderId))).accessType;
-    const effective = accessType ?? (inherit ? await parentAccess() : folder.accessType);
-    if (effective !== folder.accessType || inherit !== folder.inheritAccessFromParent) {
-      const moved = await requireFolder(trx, ws, org, folder.folderId);
-      await applyAccess(trx, scope, moved.path, { accessType: effective, inherit }, now);
-    }
     return toFolder(await requireFolder(trx, ws, org, folder.folderId), { apiKey: ws, organizationId: org });
   });
 }

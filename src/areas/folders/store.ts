@@ -121,8 +121,9 @@ export async function listAllFolders(
 
 /**
  * The folders at the given stored depths, within `under`'s subtree when given, in path
- * order. Each depth is one range of the (depth, path) index, so the cost follows the
- * rows returned, not the size of the organization or of deeper levels.
+ * order. Each depth is its own branch on the (depth, path) index, equality then range,
+ * so the cost follows the rows returned, not the size of the organization or of the
+ * levels below; one `depth IN (…)` lets PostgreSQL prefer the path index and filter.
  */
 export async function listLevels(
   db: Db,
@@ -131,14 +132,15 @@ export async function listLevels(
   depths: readonly number[],
   under?: string,
 ): Promise<FolderNode[]> {
-  if (depths.length === 0) return [];
-  let query = scope(db, workspaceId, organizationId).where("depth", "in", [...depths]);
-  if (under !== undefined) {
+  const level = (depth: number) => {
+    const query = scope(db, workspaceId, organizationId).where("depth", "=", depth);
+    if (under === undefined) return query;
     const [from, to] = subtreeRange(under);
-    query = query.where("path", ">", from).where("path", "<", to);
-  }
-  // Sorted here: an ORDER BY path would tempt the planner into the path index, which reads the whole subtree.
-  const rows = await query.execute();
+    return query.where("path", ">", from).where("path", "<", to);
+  };
+  const [first, ...rest] = depths;
+  if (first === undefined) return [];
+  const rows = await rest.reduce((query, depth) => query.unionAll(level(depth)), level(first)).execute();
   return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

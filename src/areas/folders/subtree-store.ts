@@ -12,6 +12,15 @@ export interface SubtreeMove {
   readonly oldAncestorsPrefix: string;
   readonly newAncestorsPrefix: string;
   readonly now: number;
+  /**
+   * A new access setting of the moved folder, passed in the same statement to the
+   * inheriting descendants inside `ranges` (old paths, see tree.inheritingRanges).
+   */
+  readonly access?: {
+    accessType: AccessType;
+    inherit: boolean;
+    ranges: readonly (readonly [string, string])[];
+  };
 }
 
 /**
@@ -35,6 +44,7 @@ export async function moveSubtree(
       depth: sql<number>`depth + ${levels}`,
       ancestors: sql<string>`cast(${move.newAncestorsPrefix} as text) || substr(ancestors, length(cast(${move.oldAncestorsPrefix} as text)) + 1)`,
       last_updated: move.now,
+      ...(move.access ? accessColumns(move.oldPath, move.access) : {}),
     })
     .where("workspace_id", "=", workspaceId)
     .where("organization_id", "=", organizationId)
@@ -43,57 +53,87 @@ export async function moveSubtree(
     .execute();
 }
 
-export interface AccessEntry {
-  readonly folderId: string;
-  readonly path: string;
-  readonly accessType: AccessType;
-  readonly inheritAccessFromParent: boolean;
+/** SET expressions over the old paths: the moved folder's own setting, its inheritors' access. */
+function accessColumns(top: string, access: NonNullable<SubtreeMove["access"]>) {
+  const value = access.accessType;
+  const inside =
+    access.ranges.length === 0
+      ? sql<boolean>`false`
+      : sql.join(
+          access.ranges.map(([low, high]) => sql`(path > ${low} and path < ${high})`),
+          sql` or `,
+        );
+  return {
+    access_type: sql<string>`case when path = ${top} then cast(${value} as text) when inherit_access = 1 and (${inside}) then cast(${value} as text) else access_type end`,
+    inherit_access: sql<number>`case when path = ${top} then ${access.inherit ? 1 : 0} else inherit_access end`,
+  };
 }
 
-/** The access settings of a folder and its descendants, parents first. */
-export async function listSubtreeAccess(
+/** Sets one folder's own access setting (and thereby its effective access). */
+export async function setFolderAccess(
   db: Db,
   workspaceId: string,
   organizationId: string,
   path: string,
-): Promise<AccessEntry[]> {
-  const [from, to] = subtreeRange(path);
-  const rows = await db
-    .selectFrom("folders")
-    .select(["folder_id", "path", "access_type", "inherit_access"])
+  setting: { accessType: AccessType; inherit: boolean; now: number },
+): Promise<void> {
+  await db
+    .updateTable("folders")
+    .set({
+      access_type: setting.accessType,
+      inherit_access: setting.inherit ? 1 : 0,
+      last_updated: setting.now,
+    })
     .where("workspace_id", "=", workspaceId)
     .where("organization_id", "=", organizationId)
-    .where("path", ">=", from)
-    .where("path", "<", to)
-    .orderBy("path")
+    .where("path", "=", path)
     .execute();
-  return rows.map((r) => ({
-    folderId: r.folder_id,
-    path: r.path,
-    accessType: r.access_type as AccessType,
-    inheritAccessFromParent: r.inherit_access === 1,
-  }));
 }
 
-/** Sets the effective access (and optionally the inherit flag) of the given folders. */
-export async function setAccess(
+/** Paths of the folder's descendants that set their own access, in path order. */
+export async function listOwnAccessPaths(
   db: Db,
   workspaceId: string,
   organizationId: string,
-  folderIds: readonly string[],
-  change: { accessType: AccessType; inherit?: boolean; now: number },
+  path: string,
+): Promise<string[]> {
+  const [from, to] = subtreeRange(path);
+  const rows = await db
+    .selectFrom("folders")
+    .select("path")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("path", ">", from)
+    .where("path", "<", to)
+    .where("inherit_access", "=", 0)
+    .orderBy("path")
+    .execute();
+  return rows.map((r) => r.path);
+}
+
+/**
+ * Gives `accessType` to the inheriting folders whose paths lie strictly inside one of
+ * the `(low, high)` ranges, writing only rows whose access changes: a few range
+ * statements instead of one write per folder id.
+ */
+export async function setInheritedAccess(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ranges: readonly (readonly [string, string])[],
+  accessType: AccessType,
+  now: number,
 ): Promise<void> {
-  for (let i = 0; i < folderIds.length; i += 500) {
+  for (let i = 0; i < ranges.length; i += 100) {
+    const chunk = ranges.slice(i, i + 100);
     await db
       .updateTable("folders")
-      .set({
-        access_type: change.accessType,
-        ...(change.inherit === undefined ? {} : { inherit_access: change.inherit ? 1 : 0 }),
-        last_updated: change.now,
-      })
+      .set({ access_type: accessType, last_updated: now })
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("folder_id", "in", folderIds.slice(i, i + 500))
+      .where("inherit_access", "=", 1)
+      .where("access_type", "<>", accessType)
+      .where((eb) => eb.or(chunk.map(([low, high]) => eb.and([eb("path", ">", low), eb("path", "<", high)]))))
       .execute();
   }
 }

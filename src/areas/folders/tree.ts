@@ -7,9 +7,9 @@ import {
   KEY_WIDTH,
   MAX_FOLDER_DEPTH,
   MAX_STORED_DEPTH,
-  parentPath,
   ROOT,
   ROOT_ACCESS,
+  subtreeRange,
 } from "./paths.js";
 import type { FolderNode } from "./store.js";
 import * as store from "./store.js";
@@ -37,7 +37,8 @@ export interface Scope {
  * Moves `folder` with its whole subtree under `parent` (DESIGN §5): refuses a parent
  * inside the subtree (a cycle) and a move that would put any descendant past the
  * depth limit, both as INVALID_ARGUMENT naming `data.parentFolderId`; otherwise
- * rewrites paths and ancestors of the subtree in one statement.
+ * rewrites paths, ancestors and, given `access`, the folder's access and that of its
+ * inheritors, all in one statement over the subtree.
  */
 export async function moveFolder(
   db: Db,
@@ -45,6 +46,7 @@ export async function moveFolder(
   folder: FolderNode,
   parent: ParentRef,
   now: number,
+  access?: { accessType: AccessType; inherit: boolean },
 ): Promise<void> {
   const field = "data.parentFolderId";
   if (parent.path.startsWith(folder.path)) {
@@ -63,14 +65,22 @@ export async function moveFolder(
       [{ field, message: `Folder depth limit of ${MAX_FOLDER_DEPTH} levels exceeded.` }],
     );
   }
+  const ranges = access ? await accessRanges(db, scope, folder.path) : [];
+  const merged = access !== undefined && ranges.length <= MAX_MERGED_RANGES;
+  const newPath = parent.path + folder.path.slice(-KEY_WIDTH);
   await subtree.moveSubtree(db, scope.workspaceId, scope.organizationId, {
     oldPath: folder.path,
-    newPath: parent.path + folder.path.slice(-KEY_WIDTH),
+    newPath,
     oldAncestorsPrefix: ancestorsPrefix(folder.ancestors),
     newAncestorsPrefix: ancestorsPrefix(childAncestors(parent)),
     now,
+    ...(merged ? { access: { ...access!, ranges } } : {}),
   });
+  if (access && !merged) await applyAccess(db, scope, newPath, access, now);
 }
+
+/** Above this many ranges the access rewrite runs as its own statements after the move. */
+const MAX_MERGED_RANGES = 200;
 
 /** The ancestors of a folder placed under `parent`. */
 export function childAncestors(parent: ParentRef): string[] {
@@ -78,8 +88,9 @@ export function childAncestors(parent: ParentRef): string[] {
 }
 
 /**
- * Gives the folder at `path` a new access setting and recomputes the effective access
- * of every descendant that inherits through it, writing only the rows that change.
+ * Gives the folder at `path` a new access setting and passes the resulting effective
+ * access down to every descendant that inherits through it: the subtree minus the
+ * subtrees of descendants with their own setting, written as path ranges.
  */
 export async function applyAccess(
   db: Db,
@@ -89,23 +100,29 @@ export async function applyAccess(
   now: number,
 ): Promise<void> {
   const { workspaceId, organizationId } = scope;
-  const entries = await subtree.listSubtreeAccess(db, workspaceId, organizationId, path);
-  const effective = new Map<string, AccessType>([[path, setting.accessType]]);
-  const changed = new Map<AccessType, string[]>();
-  for (const entry of entries.slice(1)) {
-    const inherited = effective.get(parentPath(entry.path)) ?? entry.accessType;
-    const value = entry.inheritAccessFromParent ? inherited : entry.accessType;
-    effective.set(entry.path, value);
-    if (value === entry.accessType) continue;
-    const ids = changed.get(value) ?? [];
-    ids.push(entry.folderId);
-    changed.set(value, ids);
+  await subtree.setFolderAccess(db, workspaceId, organizationId, path, { ...setting, now });
+  const ranges = await accessRanges(db, scope, path);
+  await subtree.setInheritedAccess(db, workspaceId, organizationId, ranges, setting.accessType, now);
+}
+
+/** Where the folder at `path` passes its access down: see inheritingRanges. */
+async function accessRanges(db: Db, scope: Scope, path: string): Promise<[string, string][]> {
+  const owners = await subtree.listOwnAccessPaths(db, scope.workspaceId, scope.organizationId, path);
+  return inheritingRanges(path, owners);
+}
+
+/**
+ * The open ranges of `path`'s strict descendants outside the subtrees at `owners`
+ * (sorted). No path ends in `~`, so a subtree's upper bound is a safe exclusive low.
+ */
+export function inheritingRanges(path: string, owners: readonly string[]): [string, string][] {
+  const ranges: [string, string][] = [];
+  let low = path;
+  for (const owner of owners) {
+    if (owner < low) continue; // inside an owner already cut out
+    if (owner > low) ranges.push([low, owner]);
+    low = subtreeRange(owner)[1];
   }
-  const top = entries[0];
-  if (top) {
-    await subtree.setAccess(db, workspaceId, organizationId, [top.folderId], { ...setting, now });
-  }
-  for (const [accessType, folderIds] of changed) {
-    await subtree.setAccess(db, workspaceId, organizationId, folderIds, { accessType, now });
-  }
+  ranges.push([low, subtreeRange(path)[1]]);
+  return ranges;
 }
