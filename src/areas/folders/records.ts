@@ -22,6 +22,7 @@ export interface Owner {
   readonly organizationId: string;
 }
 
+/** The public shape of a stored folder; the owner fields come from the request, not the row. */
 export function toFolder(node: FolderNode, owner: Owner): Folder {
   return {
     folderId: node.folderId,

@@ -129,6 +129,7 @@ function checkNewFolders(folders: readonly NewFolder[]): void {
   });
 }
 
+/** INVALID_ARGUMENT whose one detail names the field, as schema errors do (DESIGN §2). */
 export function invalidField(field: string, message: string) {
   return invalidArgument(message, [{ field, message }]);
 }

@@ -37,6 +37,7 @@ const COLUMNS = [
 
 type NodeRow = Pick<FolderRow, (typeof COLUMNS)[number]>;
 
+/** Storage names to the tree's view (STYLE §7); ancestors are parsed from their JSON text. */
 export function rowToNode(row: NodeRow): FolderNode {
   return {
     folderId: row.folder_id,
@@ -144,6 +145,7 @@ export async function listLevels(
   return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/** Inserts new folders; the caller holds the organization lock and allocated their path keys. */
 export async function insertFolders(db: Db, rows: readonly FolderRow[]): Promise<void> {
   // 12 parameters a row: 400 rows stay far below either dialect's parameter limit.
   for (let i = 0; i < rows.length; i += 400) {

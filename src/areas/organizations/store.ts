@@ -11,6 +11,7 @@ export interface Organization {
   readonly lastUpdated: number;
 }
 
+/** Storage names to the API shape; a name that was never set stays absent. */
 export function rowToOrganization(row: OrganizationRow): Organization {
   return {
     organizationId: row.organization_id,
