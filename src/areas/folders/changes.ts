@@ -39,7 +39,7 @@ export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<
   const org = input.organizationId;
   const scope = { workspaceId: ws, organizationId: org };
   const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     if ((await lockOrganization(trx, ws, org)) === null) throw notFound(ORGANIZATION_NOT_FOUND);
     const folder = await requireFolder(trx, ws, org, input.folderId);
     const parentOf = async (id: string): Promise<ParentRef> => {
@@ -74,7 +74,7 @@ export async function deleteFolder(ctx: Ctx, input: DeleteFolderInput): Promise<
   requireAdvancedQueries(ctx);
   const ws = ctx.workspace.id;
   const org = input.organizationId;
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     if ((await lockOrganization(trx, ws, org)) === null) throw notFound(ORGANIZATION_NOT_FOUND);
     const folder = await requireFolder(trx, ws, org, input.folderId);
     const deleted = await subtree.deleteSubtree(trx, ws, org, folder.path);

@@ -90,7 +90,7 @@ export async function addFolders(
   const ws = ctx.workspace.id;
   const org = input.organizationId;
   const now = ctx.clock.now();
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.write(async (trx) => {
     if (input.createOrganization) await ensureOrganization(trx, ws, org, now);
     const lastKey = await lockOrganization(trx, ws, org, input.folders.length);
     if (lastKey === null) throw notFound(ORGANIZATION_NOT_FOUND);

@@ -58,9 +58,9 @@ export async function addOrganizations(
     }
     seen.set(o.organizationId, index);
   });
-  const inserted = await ctx.db
-    .transaction()
-    .execute((trx) => store.insertOrganizations(trx, ctx.workspace.id, input.organizations, ctx.clock.now()));
+  const inserted = await ctx.write((trx) =>
+    store.insertOrganizations(trx, ctx.workspace.id, input.organizations, ctx.clock.now()),
+  );
   return Object.fromEntries(
     input.organizations.map(({ organizationId: id }) => [
       id,

@@ -69,7 +69,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
   const ws = ctx.workspace.id;
   const metadata = { apiKey: ws, documentId: input.documentId, organizationId: input.organizationId };
   const now = ctx.clock.now();
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
     const previous = await store.findPrevious(trx, ws, input.organizationId, [...seen.keys()]);
     const rows = input.recordings.map((recording): RecordingRow => {
       const before = previous.get(recording.annotationId);
@@ -103,7 +103,7 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
       { field: "data", message: "At least one of documentId or recordingIds is required." },
     ]);
   }
-  const deleted = await ctx.db.transaction().execute((trx) =>
+  const deleted = await ctx.write((trx) =>
     store.deleteRecordings(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
