@@ -150,7 +150,44 @@ async function check(s: TestServer, org: string, model: Model): Promise<void> {
   expect(actual).toEqual(expected);
 }
 
+/** Every folder's ancestors equal the chain of parents, whatever order concurrent writes ran in. */
+async function checkInvariant(s: TestServer, org: string): Promise<number> {
+  const res = await s.call("/v2/organizations/folders/get", { organizationId: org });
+  const byId = new Map<string, any>(res.body.result.data.map((f: any) => [f.folderId, f]));
+  const path = (f: any): string[] =>
+    f.parentFolderId === "root" ? ["root"] : [...path(byId.get(f.parentFolderId)), f.parentFolderId];
+  for (const f of byId.values()) expect(f.ancestors).toEqual(path(f));
+  return byId.size;
+}
+
 forEachDialect("folders property", (server) => {
+  it("keeps ancestors consistent when moves and adds of one organization run concurrently", async () => {
+    const s = server();
+    const org = "concurrent";
+    const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
+    await s.call("/v2/organizations/folders/add", {
+      organizationId: org,
+      createOrganization: true,
+      folders: ids.map((folderId) => ({ folderId })),
+    });
+    for (let round = 0; round < 5; round++) {
+      const writes = ids.map((folderId, i) =>
+        i % 3 === 0
+          ? s.call("/v2/organizations/folders/add", {
+              organizationId: org,
+              folders: [{ folderId: `${folderId}-r${round}`, parentFolderId: ids[(i + 5) % ids.length] }],
+            })
+          : s.call("/v2/organizations/folders/update", {
+              organizationId: org,
+              folderId,
+              parentFolderId: ids[(i * 7 + round) % ids.length],
+            }),
+      );
+      for (const res of await Promise.all(writes)) expect([200, 400]).toContain(res.status);
+      expect(await checkInvariant(s, org)).toBe(ids.length + 4 * (round + 1));
+    }
+  });
+
   it("keeps ancestors and inherited access equal to what the parents say, step by step", async () => {
     let run = 0;
     await fc.assert(
