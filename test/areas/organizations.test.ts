@@ -74,6 +74,37 @@ forEachDialect("organizations", (server) => {
     );
   });
 
+  it("documents every organization, folder and recording operation in OpenAPI", async () => {
+    const doc = await (await fetch(`${server().url}/openapi.json`)).json();
+    const paths = [
+      "/v2/organizations/add",
+      "/v2/organizations/get",
+      "/v2/organizations/folders/get",
+      "/v2/organizations/folders/add",
+      "/v1/organizations/folders/add",
+      "/v2/organizations/folders/update",
+      "/v2/organizations/folders/delete",
+      "/v2/recordings/get",
+      "/v2/recordings/add",
+      "/v2/recordings/delete",
+    ];
+    for (const path of paths) {
+      const op = doc.paths[path]?.post;
+      expect(op, path).toBeDefined();
+      expect(op.requestBody.content["application/json"].schema.properties.data.additionalProperties).toBe(
+        false,
+      );
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "4XX", "5XX"]));
+    }
+    const add =
+      doc.paths["/v2/organizations/folders/add"].post.requestBody.content["application/json"].schema;
+    expect(add.properties.data.properties.folders.items.properties.accessType.enum).toEqual([
+      "organizationPrivate",
+      "restricted",
+      "public",
+    ]);
+  });
+
   it("keeps another workspace's organizations invisible", async () => {
     const s = server();
     const a = await s.newWorkspace();
