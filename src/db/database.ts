@@ -5,6 +5,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import { GroupCommit, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
+import { withPreparedStatements } from "./prepared-pool.js";
 import { withStatementCache } from "./statement-cache.js";
 import type { Tables } from "./tables.js";
 
@@ -87,7 +88,7 @@ function openPostgres(url: string, options: OpenOptions): Database {
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   return {
     db,
     dialect: "postgres",
