@@ -75,7 +75,7 @@ forEachDialect("organizations", (server) => {
   });
 
   it("documents every organization, folder and recording operation in OpenAPI", async () => {
-    const doc = await (await fetch(`${server().url}/openapi.json`)).json();
+    const doc: any = await (await fetch(`${server().url}/openapi.json`)).json();
     const paths = [
       "/v2/organizations/add",
       "/v2/organizations/get",
