@@ -171,6 +171,30 @@ forEachDialect("access rules", (server) => {
     });
   });
 
+  it("forgets grants on deleted folders, so a folder re-created with the same id starts with none", async () => {
+    const org = "org-deleted-folder";
+    await tree(server(), org);
+    await grant(server(), "u-mid", [{ type: "folder", id: "mid", organizationId: org }]);
+    await grant(server(), "u-top", [{ type: "folder", id: "top", organizationId: org }]);
+    await ok(server(), "/v2/organizations/folders/delete", { organizationId: org, folderId: "mid" });
+    await ok(server(), "/v2/organizations/folders/add", {
+      organizationId: org,
+      folders: [
+        { folderId: "mid", parentFolderId: "top" },
+        { folderId: "leaf", parentFolderId: "mid" },
+      ],
+    });
+    const listed = await ok(server(), "/v2/auth/permissions/get", {
+      organizationId: org,
+      userIds: ["u-mid", "u-top"],
+    });
+    expect(listed.data).toEqual({ "u-mid": {}, "u-top": { folders: { top: { accessRole: "viewer" } } } });
+    expect(await access(server(), org, "doc", ["u-mid", "u-top"])).toEqual({
+      kept: ["u-top"],
+      dropped: ["u-mid"],
+    });
+  });
+
   it("public effective access, own or inherited from the folder as it is now, gives everyone access", async () => {
     const org = "org-public";
     await tree(server(), org);

@@ -67,7 +67,10 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     ...options.env,
   });
   const clock = new ManualClock();
-  const services = await openServices(config, { clock });
+  const services = await openServices(config, { clock }).catch(async (error: unknown) => {
+    await scratch.drop();
+    throw error;
+  });
   const app = await buildApp(services);
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

@@ -1,5 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { notFound } from "../../errors.js";
+import { deleteGrantsOn } from "../access/store.js";
 import { ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { lockOrganization } from "../organizations/store.js";
 import { ROOT } from "./paths.js";
@@ -69,7 +70,10 @@ export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<
   });
 }
 
-/** Deletes a folder and its whole subtree (extension); returns how many folders went. */
+/**
+ * Deletes a folder and its whole subtree (extension) with the grants on those folders;
+ * returns how many folders went. Documents placed in them count as at the root.
+ */
 export async function deleteFolder(ctx: Ctx, input: DeleteFolderInput): Promise<{ deletedCount: number }> {
   requireAdvancedQueries(ctx);
   const ws = ctx.workspace.id;
@@ -78,6 +82,7 @@ export async function deleteFolder(ctx: Ctx, input: DeleteFolderInput): Promise<
     if ((await lockOrganization(trx, ws, org)) === null) throw notFound(ORGANIZATION_NOT_FOUND);
     const folder = await requireFolder(trx, ws, org, input.folderId);
     const deleted = await subtree.deleteSubtree(trx, ws, org, folder.path);
+    await deleteGrantsOn(trx, ws, org, "folder", deleted);
     return { deletedCount: deleted.length };
   });
 }
