@@ -42,7 +42,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomId(),
     bodyLimit: config.bodyLimitBytes,
-    return503OnClosing: true,
+    // Shutting down is answered by our hook below, in the error shape (DESIGN §2).
+    return503OnClosing: false,
     ajv: {
       // Wrong types are errors, never coerced; unknown fields are errors, never dropped (DESIGN §2).
       customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
@@ -56,8 +57,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.addHook("onReady", async () => {
     ready = true;
   });
+  let closing = false;
   app.addHook("preClose", async () => {
     ready = false;
+    closing = true;
+  });
+  app.addHook("onRequest", async () => {
+    if (closing) throw new ApiError("UNAVAILABLE", "The service is shutting down.");
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    // While draining, every answer closes its connection: keep-alive clients would otherwise hold close() open.
+    if (closing) reply.header("connection", "close");
   });
 
   app.setErrorHandler((error, request, reply) => {

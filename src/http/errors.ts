@@ -118,6 +118,10 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
   if (typeof e.code === "string" && DATABASE_DOWN.has(e.code)) {
     return { error: new ApiError("UNAVAILABLE", "The service is temporarily unavailable."), internal: true };
   }
+  if (error instanceof RangeError && /call stack/.test(error.message)) {
+    // A free-form value (entityData, …) nested thousands of levels deep: serializing it overflows the stack.
+    return { error: invalidArgument("The request body is nested too deeply."), internal: false };
+  }
   if (typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
     return { error: invalidArgument(sentence(e.message ?? "The request is invalid.")), internal: false };
   }

@@ -1,6 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { AUTH_MESSAGES } from "../areas/workspaces/service.js";
 import type { Database } from "../db/database.js";
+import { ApiError } from "../errors.js";
+
+/** Auth failure messages (DESIGN §2) to the `reason` label of collabd_auth_failures_total. */
+const AUTH_FAILURE_REASONS: Record<string, string> = {
+  [AUTH_MESSAGES.missingKey]: "missing_api_key",
+  [AUTH_MESSAGES.missingToken]: "missing_auth_token",
+  [AUTH_MESSAGES.unknownKey]: "unknown_api_key",
+  [AUTH_MESSAGES.wrongToken]: "wrong_auth_token",
+};
 
 /**
  * Request metrics and logs (DESIGN §1): one JSON line per request with request id,
@@ -28,6 +38,18 @@ export function registerObservability(
     registers: [registry],
   });
 
+  const authFailures = new Counter({
+    name: "collabd_auth_failures_total",
+    help: "Requests refused by authentication, by reason.",
+    labelNames: ["reason"],
+    registers: [registry],
+  });
+  for (const reason of Object.values(AUTH_FAILURE_REASONS)) authFailures.inc({ reason }, 0);
+  app.addHook("onError", async (_request, _reply, error) => {
+    const reason = error instanceof ApiError ? AUTH_FAILURE_REASONS[error.message] : undefined;
+    if (reason) authFailures.inc({ reason });
+  });
+
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
@@ -50,7 +72,7 @@ export function registerObservability(
   });
 
   app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
-    const ok = options.isReady() && (await database.ping());
+    const ok = options.isReady() && (await pingWithin(database, HEALTH_TIMEOUT_MS));
     return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
   });
 
@@ -59,6 +81,17 @@ export function registerObservability(
   });
 
   return registry;
+}
+
+/** A database that does not answer within this long is unavailable (a partition hangs, not fails). */
+const HEALTH_TIMEOUT_MS = 2000;
+
+function pingWithin(database: Database, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([database.ping(), late]).finally(() => clearTimeout(timer));
 }
 
 /** API keys are public identifiers; cap what reaches the log. */

@@ -34,6 +34,8 @@ export interface ServeProcess {
   readonly url: string;
   /** Everything written to stdout so far. */
   stdout(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
   /** Sends a signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -60,6 +62,7 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
     child,
     url,
     stdout: () => out,
+    stderr: () => err,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
