@@ -20,6 +20,9 @@ export interface PollerOptions {
  */
 export class Poller {
   private running = false;
+  /** A claim is under way; a wake-up meanwhile must not be lost, so it is remembered. */
+  private busy = false;
+  private wokenWhileBusy = false;
   private timer: NodeJS.Timeout | null = null;
   private listener: OutboxListener | null = null;
 
@@ -44,7 +47,9 @@ export class Poller {
 
   /** Claims again as soon as possible (no-op when stopped). */
   readonly wake = (): void => {
-    if (this.running) this.later(0);
+    if (!this.running) return;
+    if (this.busy) this.wokenWhileBusy = true;
+    else this.later(0);
   };
 
   async stop(): Promise<void> {
@@ -62,13 +67,18 @@ export class Poller {
   }
 
   private async run(): Promise<void> {
-    if (!this.running) return;
+    if (!this.running || this.busy) return;
+    this.busy = true;
+    this.wokenWhileBusy = false;
+    let next = this.options.pollMs;
     try {
       const started = await this.options.tick();
-      if (this.running) this.later(started > 0 && this.options.hasRoom() ? 0 : this.options.pollMs);
+      if ((started > 0 && this.options.hasRoom()) || this.wokenWhileBusy) next = 0;
     } catch (error) {
       this.options.log.error({ err: error }, "webhook worker: claim failed");
-      if (this.running) this.later(this.options.pollMs);
+    } finally {
+      this.busy = false;
     }
+    if (this.running) this.later(next);
   }
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables, WebhookAttemptRow } from "../db/tables.js";
-import { isPostgresExecutor } from "./dialect.js";
+import { bookkeeping, isPostgresExecutor } from "./dialect.js";
 import type { Decision } from "./schedule.js";
 
 type Db = Kysely<Tables>;
@@ -40,7 +40,7 @@ export interface ClaimRequest {
  */
 export async function claimDue(db: Db, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   const saturated = [...request.inFlight].filter(([, n]) => n >= request.perWorkspace).map(([ws]) => ws);
-  return db.transaction().execute(async (trx) => {
+  return bookkeeping(db, async (trx) => {
     let query = trx
       .selectFrom("webhook_deliveries")
       .select(["workspace_id", "id"])
@@ -112,7 +112,7 @@ export interface Completion {
  */
 export async function completeAttempts(db: Db, completions: readonly Completion[]): Promise<void> {
   if (completions.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  await bookkeeping(db, async (trx) => {
     const attempts: WebhookAttemptRow[] = [];
     for (const c of completions) {
       const attempt = c.delivery.attempts + 1;

@@ -76,8 +76,8 @@ export class DeliveryWorker {
       httpSender({ allowPrivateUrls: options.allowPrivateUrls ?? config.webhookAllowPrivateUrls });
     this.random = options.random ?? Math.random;
     this.elapsed = options.elapsed ?? (() => performance.now());
-    this.concurrency = options.concurrency ?? 64;
-    this.perWorkspace = Math.min(options.perWorkspace ?? 16, this.concurrency);
+    this.concurrency = options.concurrency ?? 128;
+    this.perWorkspace = Math.min(options.perWorkspace ?? 32, this.concurrency);
     // Longer than any attempt: a lease only runs out when its worker is gone.
     this.leaseMs = config.webhookTimeoutMs + 60_000;
     this.log = options.log ?? silent;
@@ -180,8 +180,10 @@ export class DeliveryWorker {
       inFlight: this.load,
       perWorkspace: this.perWorkspace,
     });
-    this.saturated = claimed.length >= free || [...this.load.values()].some((n) => n >= this.perWorkspace);
-    if (claimed.length === 0) return 0;
+    if (claimed.length === 0) {
+      this.saturated = this.atLimit();
+      return 0;
+    }
     let hooks: Map<string, WorkspaceHook>;
     try {
       hooks = await loadSettings(db, this.services.keys.atRest, [
@@ -192,7 +194,14 @@ export class DeliveryWorker {
       throw error;
     }
     for (const delivery of claimed) this.begin(delivery, hooks.get(delivery.workspaceId) ?? null);
+    this.saturated = claimed.length >= free || this.atLimit();
     return claimed.length;
+  }
+
+  /** Whether some workspace, counting the attempts just started, is at its limit. */
+  private atLimit(): boolean {
+    for (const n of this.load.values()) if (n >= this.perWorkspace) return true;
+    return false;
   }
 
   private begin(delivery: ClaimedDelivery, hook: WorkspaceHook | null): void {
@@ -215,7 +224,9 @@ export class DeliveryWorker {
         const left = (this.load.get(delivery.workspaceId) ?? 1) - 1;
         if (left > 0) this.load.set(delivery.workspaceId, left);
         else this.load.delete(delivery.workspaceId);
-        if (this.saturated) this.poller.wake();
+        // Claim again once a batch's worth of room is free, not per freed slot: each claim is a commit.
+        const room = this.inFlight.size <= (this.concurrency * 3) / 4 || left <= this.perWorkspace / 2;
+        if (this.saturated && room) this.poller.wake();
       });
     this.inFlight.set(key, { abort, done });
   }
