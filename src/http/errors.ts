@@ -92,6 +92,9 @@ function article(type: string): string {
   return words.join(" or ");
 }
 
+/** PostgreSQL refusing a client's value: NUL in text (22021, 22P05), a number beyond bigint (22003, 22P02). */
+const UNSTORABLE = new Set(["22021", "22P05", "22003", "22P02"]);
+
 const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
 
 /**
@@ -117,6 +120,14 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
   }
   if (typeof e.code === "string" && DATABASE_DOWN.has(e.code)) {
     return { error: new ApiError("UNAVAILABLE", "The service is temporarily unavailable."), internal: true };
+  }
+  if (typeof e.code === "string" && UNSTORABLE.has(e.code)) {
+    return {
+      error: invalidArgument(
+        "The request holds a value that cannot be stored (a NUL character or a number out of range).",
+      ),
+      internal: false,
+    };
   }
   if (error instanceof RangeError && /call stack/.test(error.message)) {
     // A free-form value (entityData, …) nested thousands of levels deep: serializing it overflows the stack.

@@ -5,8 +5,11 @@ import { type TSchema, Type } from "typebox";
  * types the handler and documents the operation in OpenAPI (STYLE §2).
  */
 
-/** Client-given ids (DESIGN §3): 1–256 characters, no control characters. */
-export const ID_PATTERN = "^[^\\u0000-\\u001F\\u007F]*$";
+/**
+ * Client-given ids (DESIGN §3): 1–256 characters, no control characters, and no unpaired
+ * surrogate (not a character: stored as U+FFFD, so two such ids would collide).
+ */
+export const ID_PATTERN = "^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$";
 
 export const Id = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 256, pattern: ID_PATTERN, ...(description ? { description } : {}) });

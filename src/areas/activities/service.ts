@@ -85,9 +85,12 @@ export async function addActivities(
       record: JSON.stringify(record),
     };
   });
+  // An id given twice in one request: the later activity replaces the earlier, as across requests
+  // (PostgreSQL's upsert refuses to touch one row twice in a statement).
+  const unique = rows.length > 1 ? [...new Map(rows.map((row) => [row.id, row])).values()] : rows;
   await ctx.write(async (trx) => {
-    await store.upsertActivities(trx, rows);
-    await emitEvents(trx, ctx, rows.map(activityEvent));
+    await store.upsertActivities(trx, unique);
+    await emitEvents(trx, ctx, unique.map(activityEvent));
   });
 }
 

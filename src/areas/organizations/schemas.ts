@@ -1,9 +1,9 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, IdFilter, MAX_ITEMS, PageSize, PageToken } from "../../http/schemas.js";
+import { Closed, ID_PATTERN, Id, IdFilter, MAX_ITEMS, PageSize, PageToken } from "../../http/schemas.js";
 
 /** Printable text: names are shown to people, so control characters are refused like in ids. */
 export const Name = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 1024, pattern: "^[^\\u0000-\\u001F\\u007F]*$", description });
+  Type.String({ minLength: 1, maxLength: 1024, pattern: ID_PATTERN, description });
 
 export const NewOrganization = Closed({
   organizationId: Id("The organization's id, chosen by the client."),
