@@ -1,0 +1,297 @@
+import { beforeAll, expect, it } from "vitest";
+import { type Credentials, forEachDialect } from "../support/server.js";
+import { checkTenantIsolation, firstPageToken, type IsolationCase } from "./support/isolation.js";
+import { SEEDED as S, seedWorkspace } from "./support/seed.js";
+import { report } from "./support/wait.js";
+
+const MARKER = "secret-of-workspace-a";
+
+forEachDialect(
+  "tenant isolation",
+  (server) => {
+    let a: Credentials;
+    let b: Credentials;
+    let deliveryIds: string[];
+
+    beforeAll(async () => {
+      a = await server().newWorkspace({ name: "a" });
+      b = await server().newWorkspace({ name: "b" });
+      const asA = (path: string, data: unknown) => server().call(path, data, { creds: a });
+      deliveryIds = await seedWorkspace(asA, MARKER, "http://127.0.0.1:9");
+      // Second rows, so A's lists have a next page and a page token to steal.
+      for (const [path, data] of [
+        ["/v2/organizations/add", { organizations: [{ organizationId: "org-2" }] }],
+        [
+          "/v2/organizations/documents/add",
+          { organizationId: S.organizationId, documents: [{ documentId: "doc-2" }] },
+        ],
+        [
+          "/v2/recordings/add",
+          {
+            organizationId: S.organizationId,
+            documentId: S.documentId,
+            recordings: [{ annotationId: "rec-2", recordingType: "audio", recordedTime: { duration: 1 } }],
+          },
+        ],
+        [
+          "/v2/notifications/add",
+          {
+            organizationId: S.organizationId,
+            notificationId: "n-2",
+            displayHeadlineMessageTemplate: MARKER,
+            notifyUsers: [{ userId: S.userId }],
+          },
+        ],
+      ] as const) {
+        const res = await asA(path, data);
+        if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(res.body)}`);
+      }
+    });
+
+    it("keeps every operation from seeing or changing another workspace's data", async () => {
+      const org = S.organizationId;
+      const token = (path: string, data: Record<string, unknown>) => firstPageToken(server(), a, path, data);
+      const cases: IsolationCase[] = [
+        // Reads: nothing of A is listed, and A's page tokens are worthless to B.
+        { path: "/v2/activities/get", data: { organizationId: org }, expect: "empty" },
+        {
+          path: "/v2/activities/get",
+          data: { organizationId: org, activityIds: [S.activityId, S.customActivityId] },
+          expect: "empty",
+        },
+        {
+          path: "/v2/activities/get",
+          data: {
+            organizationId: org,
+            pageSize: 1,
+            pageToken: await token("/v2/activities/get", { organizationId: org }),
+          },
+          expect: "badPageToken",
+        },
+        { path: "/v2/organizations/get", data: { organizationIds: [org, "org-2"] }, expect: "empty" },
+        {
+          path: "/v2/organizations/get",
+          data: { pageSize: 1, pageToken: await token("/v2/organizations/get", {}) },
+          expect: "badPageToken",
+        },
+        { path: "/v2/organizations/folders/get", data: { organizationId: org }, expect: "notFound" },
+        {
+          path: "/v2/organizations/folders/get",
+          data: { organizationId: org, folderId: S.folderId, maxDepth: 3 },
+          expect: "notFound",
+        },
+        { path: "/v2/recordings/get", data: { organizationId: org }, expect: "empty" },
+        {
+          path: "/v2/recordings/get",
+          data: { organizationId: org, recordingIds: [S.annotationId] },
+          expect: "empty",
+        },
+        {
+          path: "/v2/recordings/get",
+          data: {
+            organizationId: org,
+            pageSize: 1,
+            pageToken: await token("/v2/recordings/get", { organizationId: org }),
+          },
+          expect: "badPageToken",
+        },
+        { path: "/v2/notifications/get", data: { organizationId: org }, expect: "empty" },
+        {
+          path: "/v2/notifications/get",
+          data: { organizationId: org, userId: S.userId, forYou: true },
+          expect: "empty",
+        },
+        {
+          path: "/v2/notifications/get",
+          data: {
+            organizationId: org,
+            pageSize: 1,
+            pageToken: await token("/v2/notifications/get", { organizationId: org }),
+          },
+          expect: "badPageToken",
+        },
+        { path: "/v2/organizations/documents/get", data: { organizationId: org }, expect: "notFound" },
+        {
+          path: "/v2/auth/permissions/get",
+          data: { organizationId: org, userIds: [S.userId] },
+          expect: "empty",
+        },
+        { path: "/v2/workspace/webhooks/deliveries/get", data: { deliveryIds }, expect: "empty" },
+        {
+          path: "/v2/workspace/webhooks/deliveries/get",
+          data: { pageSize: 1, pageToken: await token("/v2/workspace/webhooks/deliveries/get", {}) },
+          expect: "badPageToken",
+        },
+        { path: "/v2/workspace/webhookconfig/get", data: {}, expect: "ownWrite" },
+        // Changes by id: each of A's ids fails as if absent.
+        {
+          path: "/v2/activities/update",
+          data: { organizationId: org, activities: [{ id: S.activityId, displayMessageTemplate: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/notifications/update",
+          data: {
+            organizationId: org,
+            notifications: [{ id: S.notificationId, readByUserIds: [S.userId], displayBodyMessage: "B" }],
+          },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/folders/update",
+          data: { organizationId: org, folderId: S.folderId, folderName: "B", parentFolderId: "root" },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/workspace/webhooks/deliveries/retry",
+          data: { deliveryIds: deliveryIds.slice(0, 100) },
+          expect: "itemsFailed",
+        },
+        // Deletes: by id each fails; by scope nothing goes.
+        {
+          path: "/v2/activities/delete",
+          data: { organizationId: org, activityIds: [S.activityId, S.customActivityId] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/activities/delete",
+          data: { organizationId: org, documentId: S.documentId },
+          expect: "nothingDeleted",
+        },
+        {
+          path: "/v2/recordings/delete",
+          data: { organizationId: org, recordingIds: [S.annotationId] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/recordings/delete",
+          data: { organizationId: org, documentId: S.documentId },
+          expect: "nothingDeleted",
+        },
+        {
+          path: "/v2/notifications/delete",
+          data: { organizationId: org, notificationIds: [S.notificationId] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/notifications/delete",
+          data: { organizationId: org, userId: S.userId },
+          expect: "nothingDeleted",
+        },
+        {
+          path: "/v2/organizations/folders/delete",
+          data: { organizationId: org, folderId: S.folderId },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/auth/permissions/remove",
+          data: {
+            userId: S.userId,
+            permissions: { resources: [{ type: "folder", id: S.folderId, organizationId: org }] },
+          },
+          expect: "nothingDeleted",
+        },
+        // Writes naming A's records need B's own: A's organization does not exist for B.
+        {
+          path: "/v2/organizations/folders/add",
+          data: { organizationId: org, folders: [{ folderId: "f-new", parentFolderId: S.folderId }] },
+          expect: "notFound",
+        },
+        {
+          path: "/v1/organizations/folders/add",
+          data: { organizationId: org, folders: [{ folderId: "f-new" }] },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/organizations/documents/add",
+          data: { organizationId: org, folderId: S.folderId, documents: [{ documentId: "doc-new" }] },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/auth/permissions/add",
+          data: {
+            userId: "intruder",
+            permissions: { resources: [{ type: "document", id: S.documentId, organizationId: org }] },
+          },
+          expect: "notFound",
+        },
+        // Writes with A's ids create B's own rows; A's same ids neither block nor change.
+        {
+          path: "/v2/activities/add",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            activities: [
+              {
+                id: S.activityId,
+                featureType: "comment",
+                actionType: "comment.add",
+                actionUser: { userId: "b" },
+              },
+            ],
+          },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/recordings/add",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            recordings: [
+              { annotationId: S.annotationId, recordingType: "video", recordedTime: { duration: 5 } },
+            ],
+          },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/notifications/add",
+          data: {
+            organizationId: org,
+            notificationId: S.notificationId,
+            displayHeadlineMessageTemplate: "B",
+            notifyUsers: [{ userId: S.userId }],
+          },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/workspace/webhookconfig/update",
+          data: { useWebhookService: false },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/add",
+          data: { organizations: [{ organizationId: org }] },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/folders/add",
+          data: { organizationId: org, folders: [{ folderId: S.folderId }, { folderId: S.childFolderId }] },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/documents/add",
+          data: { organizationId: org, documents: [{ documentId: S.documentId }] },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/auth/permissions/add",
+          data: { userId: S.userId, permissions: { resources: [{ type: "organization", id: org }] } },
+          expect: "ownWrite",
+        },
+        // B's own organization now exists and is empty of A's folders.
+        {
+          path: "/v2/organizations/folders/get",
+          data: { organizationId: org, folderId: "f-new" },
+          expect: "notFound",
+        },
+      ];
+      const outcome = await checkTenantIsolation(server(), a, b, MARKER, cases);
+      expect(outcome.failures).toEqual([]);
+      report(
+        `tenant isolation ${server().dialect}: ${outcome.checks} checks over all ${outcome.operations} ` +
+          "operations; workspace A's rows unchanged after each, nothing of A revealed",
+      );
+    });
+  },
+  { env: { COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true" } },
+);
