@@ -1,39 +1,150 @@
 import { cpus } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { Dialect } from "../src/db/database.js";
 import { scratchDatabase } from "../test/support/databases.js";
-import { type Dataset, generate, sampleActivity } from "./generate.js";
-import { load, sequentialLatency } from "./load.js";
-import { type Row, writeReport } from "./report.js";
-import { type BenchServer, call, startBenchServer } from "./server.js";
+import { type LoadResult, load } from "./load.js";
+import { type DialectRun, type Row, writeReport } from "./report.js";
+import { count, judgeAgainstEcho, pct, valueRow } from "./rows.js";
+import type { Scenario, ScenarioFactory } from "./scenario.js";
+import { activitiesScenario } from "./scenarios/activities.js";
+import { foldersScenario } from "./scenarios/folders.js";
+import { notificationsScenario } from "./scenarios/notifications.js";
+import { processScenario } from "./scenarios/process.js";
+import { recordingsScenario } from "./scenarios/recordings.js";
+import { webhooksScenario } from "./scenarios/webhooks.js";
+import { withSeedContext } from "./seed.js";
+import { type BenchServer, startBenchServer } from "./server.js";
+import { FULL, QUICK } from "./sizes.js";
 
 /**
- * `npm run bench [-- --quick] [-- --dialect sqlite|postgres]`: generates data, starts the
- * built server, and measures each operation next to the echo route (DESIGN §8).
+ * `npm run bench [-- --quick] [--dialect sqlite|postgres] [--scenario a,b] [--cpu-prof DIR]`:
+ * per dialect, seeds a scratch database through the real verbs, starts the built server
+ * on it, and measures each scenario against it, with the echo route run before each
+ * scenario under load and once at the end (ratios are against their median: the shared
+ * host drifts); writes BENCHMARKS.md and bench/results.json. The process scenario runs
+ * last (peak RSS).
  */
+const SCENARIOS: Record<string, ScenarioFactory> = {
+  activities: activitiesScenario,
+  recordings: recordingsScenario,
+  folders: foldersScenario,
+  notifications: notificationsScenario,
+  webhooks: webhooksScenario,
+  process: processScenario,
+};
+
 const { values } = parseArgs({
-  options: { quick: { type: "boolean" }, dialect: { type: "string" } },
+  options: {
+    quick: { type: "boolean" },
+    dialect: { type: "string" },
+    scenario: { type: "string" },
+    "cpu-prof": { type: "string" },
+  },
 });
-const quick = values.quick ?? false;
-const dialects = (values.dialect ?? "sqlite,postgres").split(",") as ("sqlite" | "postgres")[];
-const RECORDS = quick ? 50_000 : 1_000_000;
-const WALK = quick ? 12_000 : 20_000;
-const DURATION_S = quick ? 3 : 10;
-const CONNECTIONS = 16;
+const sizes = values.quick ? QUICK : FULL;
+const dialects = (values.dialect ?? "sqlite,postgres").split(",").map((d) => d.trim() as Dialect);
+const chosen = values.scenario ? values.scenario.split(",").map((s) => s.trim()) : Object.keys(SCENARIOS);
+for (const name of chosen) if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}`);
 
+const began = performance.now();
 const rows: Row[] = [];
-const notes: string[] = [];
+const runs: DialectRun[] = [];
+for (const dialect of dialects) runs.push(await runDialect(dialect));
 
-for (const dialect of dialects) {
+const notes = [
+  ...rows.filter((r) => r.note).map((r) => `${r.dialect} ${r.operation}: ${r.note}.`),
+  ...postgresComparison(rows),
+];
+writeReport(
+  {
+    startedAt: new Date().toISOString(),
+    mode: sizes.mode,
+    machine: `${cpus().length} cores, Node ${process.version}`,
+    totalS: (performance.now() - began) / 1000,
+    sizes,
+    runs,
+    rows,
+    notes,
+  },
+  resolve(import.meta.dirname, ".."),
+);
+log(`wrote BENCHMARKS.md and bench/results.json in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+
+async function runDialect(dialect: Dialect): Promise<DialectRun> {
+  const scenarios: Scenario[] = chosen.map((name) => SCENARIOS[name]!(sizes));
   const scratch = await scratchDatabase(dialect);
   try {
-    const t0 = performance.now();
-    const dataset = await generate(scratch.url, RECORDS, WALK);
-    const seconds = (performance.now() - t0) / 1000;
-    log(`${dialect}: generated ${dataset.records} records in ${seconds.toFixed(1)} s`);
-    const server = await startBenchServer(scratch.url);
+    const seedStart = performance.now();
+    const failed: Row[] = [];
+    await withSeedContext(dialect, scratch.url, log, async (seed) => {
+      for (const scenario of [...scenarios]) {
+        const t0 = performance.now();
+        try {
+          await scenario.seed(seed);
+          log(`${dialect}: seeded ${scenario.name} in ${seconds(t0)} s`);
+        } catch (error) {
+          // One broken area must not cost the others' figures: report it and go on without it.
+          failed.push(failure(scenario, dialect, "seeding", error));
+          scenarios.splice(scenarios.indexOf(scenario), 1);
+        }
+      }
+    });
+    const seedS = (performance.now() - seedStart) / 1000;
+    const measureStart = performance.now();
+    const server = await startBenchServer(scratch.url, values["cpu-prof"]);
+    log(`${dialect}: ready in ${(server.readyMs / 1000).toFixed(2)} s`);
     try {
-      rows.push(...(await measure(dialect, server, dataset)));
+      const echoes: { when: string; result: LoadResult }[] = [];
+      const runEcho = async (when: string) => {
+        const result = await measureEcho(server);
+        echoes.push({ when, result });
+        log(`${dialect}: echo ${result.rps.toFixed(0)} req/s`);
+      };
+      const measured: Row[] = [];
+      for (const scenario of scenarios) {
+        if (scenario.comparesToEcho) await runEcho(`before ${scenario.name}`);
+        const t0 = performance.now();
+        try {
+          measured.push(...(await scenario.measure({ dialect, server, log })));
+        } catch (error) {
+          measured.push(failure(scenario, dialect, "measuring", error));
+        }
+        const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+        log(
+          `${dialect}: measured ${scenario.name} in ${seconds(t0)} s; RSS ${mb(server.rssBytes())} MB, peak ${mb(server.peakRssBytes())} MB`,
+        );
+      }
+      await runEcho("at the end");
+      const rates = echoes.map((e) => e.result.rps).sort((a, b) => a - b);
+      const baseline =
+        rates.length % 2
+          ? rates[(rates.length - 1) / 2]!
+          : (rates[rates.length / 2 - 1]! + rates[rates.length / 2]!) / 2;
+      const first = echoes[0]!.result;
+      rows.push(
+        {
+          operation:
+            "echo (baseline: median of the echo runs, before each scenario under load and at the end)",
+          dialect,
+          throughput: { value: baseline, unit: "req/s" },
+          p50Ms: first.p50Ms,
+          p99Ms: first.p99Ms,
+          ratioToEcho: 1,
+          target: "–",
+          measured: `${count(rates[0]!)}–${count(rates.at(-1)!)} req/s over ${rates.length} runs`,
+          met: null,
+        },
+        ...judgeAgainstEcho(measured, baseline),
+        ...failed,
+      );
+      return {
+        dialect,
+        seedS,
+        measureS: (performance.now() - measureStart) / 1000,
+        echoRps: Object.fromEntries(echoes.map((e) => [e.when, e.result.rps])),
+        echoBaselineRps: baseline,
+      };
     } finally {
       await server.stop();
     }
@@ -42,192 +153,56 @@ for (const dialect of dialects) {
   }
 }
 
-addPostgresRelativeRows();
-writeReport(
-  {
-    startedAt: new Date().toISOString(),
-    mode: quick ? "quick" : "full",
-    machine: `${cpus().length} cores, Node ${process.version}`,
-    records: RECORDS,
-    rows,
-    notes,
-  },
-  resolve(import.meta.dirname, ".."),
-);
-log("wrote BENCHMARKS.md and bench/results.json");
-
-async function measure(dialect: string, server: BenchServer, dataset: Dataset): Promise<Row[]> {
-  const out: Row[] = [];
-  const getBody = () => {
-    const doc = dataset.documents[Math.floor(Math.random() * dataset.documents.length)]!;
-    return JSON.stringify({ data: { ...doc, pageSize: 20 } });
-  };
-  const echo = await load({
+/** The bare echo route with a body like an activities get's: the ceiling every ratio is against. */
+function measureEcho(server: BenchServer): Promise<LoadResult> {
+  const body = JSON.stringify({ data: { organizationId: "bench-org-1", documentId: "doc-1", pageSize: 20 } });
+  return load({
     url: server.url,
     path: "/bench/echo",
-    durationS: DURATION_S,
-    connections: CONNECTIONS,
-    body: getBody,
-    auth: false,
+    durationS: sizes.durationS,
+    connections: sizes.connections,
+    body,
+    creds: false,
   });
-  log(`${dialect}: echo ${echo.rps.toFixed(0)} req/s`);
-  out.push(row("echo (baseline)", dialect, echo, echo, "–", "–", null));
-
-  const get = await load({
-    url: server.url,
-    path: "/v2/activities/get",
-    durationS: DURATION_S,
-    connections: CONNECTIONS,
-    body: getBody,
-  });
-  const getRatio = get.rps / echo.rps;
-  out.push(
-    row(
-      "activities get (pageSize 20, one document)",
-      dialect,
-      get,
-      echo,
-      "≥ 40 % of echo",
-      pct(getRatio),
-      getRatio >= 0.4,
-    ),
-  );
-
-  const batch = Array.from({ length: 100 }, (_, i) => sampleActivity(i));
-  const addBody = JSON.stringify({
-    data: { organizationId: "bench-org-add", documentId: "add-doc", activities: batch },
-  });
-  const add = await load({
-    url: server.url,
-    path: "/v2/activities/add",
-    durationS: DURATION_S,
-    connections: CONNECTIONS,
-    body: addBody,
-  });
-  const recordsPerS = add.rps * 100;
-  out.push({
-    ...row(
-      "activities add (batches of 100)",
-      dialect,
-      add,
-      echo,
-      "≥ 50,000 records/s",
-      `${Math.round(recordsPerS).toLocaleString("en-US")} records/s`,
-      recordsPerS >= 50_000,
-    ),
-    throughput: { value: recordsPerS, unit: "records/s" },
-  });
-
-  const walk = await keysetWalk(server, dataset);
-  const walkRatio = walk.page500.p50Ms / walk.page1.p50Ms;
-  out.push({
-    operation: "keyset walk: page 500 vs page 1 (pageSize 20, p50)",
-    dialect,
-    throughput: null,
-    p50Ms: walk.page500.p50Ms,
-    p99Ms: walk.page500.p99Ms,
-    ratioToEcho: null,
-    target: "≤ 1.5× page 1",
-    measured: `${walkRatio.toFixed(2)}× (page 1: ${walk.page1.p50Ms.toFixed(2)} ms)`,
-    met: walkRatio <= 1.5,
-  });
-
-  const rss = server.rssBytes() / 1024 / 1024;
-  out.push(
-    single(
-      `RSS after load (${dataset.records.toLocaleString("en-US")} records)`,
-      dialect,
-      "≤ 250 MB",
-      `${rss.toFixed(0)} MB`,
-      rss <= 250,
-    ),
-  );
-  out.push(
-    single(
-      "ready (spawn to healthz 200)",
-      dialect,
-      "≤ 1.5 s",
-      `${(server.readyMs / 1000).toFixed(2)} s`,
-      server.readyMs <= 1500,
-    ),
-  );
-  return out;
 }
 
-async function keysetWalk(server: BenchServer, dataset: Dataset) {
-  const base = {
-    organizationId: dataset.walk.organizationId,
-    documentId: dataset.walk.documentId,
-    pageSize: 20,
-  };
-  let token = "";
-  for (let page = 1; page < 500; page++) {
-    const body = await call(server.url, "/v2/activities/get", {
-      ...base,
-      ...(token ? { pageToken: token } : {}),
-    });
-    token = body.result.pageToken;
-  }
-  const samples = quick ? 100 : 400;
-  const page1 = await sequentialLatency(samples, () => call(server.url, "/v2/activities/get", base));
-  const page500 = await sequentialLatency(samples, () =>
-    call(server.url, "/v2/activities/get", { ...base, pageToken: token }),
-  );
-  return { page1, page500 };
-}
-
-function addPostgresRelativeRows() {
-  for (const operation of ["activities get (pageSize 20, one document)", "activities add (batches of 100)"]) {
-    const s = rows.find((r) => r.operation === operation && r.dialect === "sqlite");
-    const p = rows.find((r) => r.operation === operation && r.dialect === "postgres");
-    if (!s?.throughput || !p?.throughput) continue;
-    const ratio = p.throughput.value / s.throughput.value;
+/**
+ * DESIGN §8: on PostgreSQL each throughput should be at least half of SQLite's. The two
+ * dialects run minutes apart on a shared host, so where both rows have a ratio to echo
+ * the target is judged on those ratios (each against its own run's echo); the raw ratio
+ * is shown too.
+ */
+function postgresComparison(all: readonly Row[]): string[] {
+  const notes: string[] = [];
+  for (const p of all) {
+    if (p.dialect !== "postgres" || !p.throughput || p.paced || p.operation.startsWith("echo")) continue;
+    const s = all.find((r) => r.dialect === "sqlite" && r.operation === p.operation);
+    if (!s?.throughput) continue;
+    const raw = p.throughput.value / s.throughput.value;
+    const normalized = p.ratioToEcho !== null && s.ratioToEcho ? p.ratioToEcho / s.ratioToEcho : null;
+    const judged = normalized ?? raw;
+    const figures =
+      normalized === null
+        ? `${pct(raw)} of SQLite's throughput`
+        : `${pct(normalized)} of SQLite's throughput relative to echo (${pct(raw)} raw)`;
     notes.push(
-      `PostgreSQL ${operation}: ${pct(ratio)} of SQLite's throughput (target ≥ 50 %): ${ratio >= 0.5 ? "met" : "not met"}.`,
+      `PostgreSQL vs SQLite, ${p.operation}: ${figures}; target ≥ 50 %: ${judged >= 0.5 ? "met" : "**not met**"}.`,
     );
   }
+  return notes;
 }
 
-function row(
-  operation: string,
-  dialect: string,
-  r: { rps: number; p50Ms: number; p99Ms: number; errors: number; non2xx: number },
-  echo: { rps: number },
-  target: string,
-  measured: string,
-  met: boolean | null,
-): Row {
-  if (r.errors > 0 || r.non2xx > 0)
-    notes.push(`${dialect} ${operation}: ${r.errors} errors, ${r.non2xx} non-2xx responses.`);
-  return {
-    operation,
-    dialect,
-    throughput: { value: r.rps, unit: "req/s" },
-    p50Ms: r.p50Ms,
-    p99Ms: r.p99Ms,
-    ratioToEcho: r.rps / echo.rps,
-    target,
-    measured,
-    met,
-  };
+function failure(scenario: Scenario, dialect: string, phase: string, error: unknown): Row {
+  const message = error instanceof Error ? error.message : String(error);
+  log(`${dialect}: ${scenario.name} failed while ${phase}: ${message}`);
+  return valueRow(
+    { operation: `${scenario.name}: failed while ${phase}`, dialect },
+    { target: "–", measured: message.replaceAll("|", "/").slice(0, 300), met: false },
+  );
 }
 
-function single(operation: string, dialect: string, target: string, measured: string, met: boolean): Row {
-  return {
-    operation,
-    dialect,
-    throughput: null,
-    p50Ms: null,
-    p99Ms: null,
-    ratioToEcho: null,
-    target,
-    measured,
-    met,
-  };
-}
-
-function pct(ratio: number): string {
-  return `${(ratio * 100).toFixed(0)} %`;
+function seconds(since: number): string {
+  return ((performance.now() - since) / 1000).toFixed(1);
 }
 
 function log(message: string) {

@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { resolve } from "node:path";
+import { BENCH_CREDS } from "./client.js";
 
-export const BENCH_CREDS = {
-  apiKey: "bench-api-key-0123456789",
-  authToken: "bench-auth-token-0123456789abcdef",
-};
 export const BENCH_SECRET = "collabd-bench-secret-0123456789abcdef0123456789";
 
 /** The built server (`dist/main.js serve`) in its own process, as an operator would run it. */
@@ -15,19 +13,26 @@ export interface BenchServer {
   readonly pid: number;
   /** Milliseconds from spawn to the first 200 from /healthz. */
   readonly readyMs: number;
+  /** Resident set size now, in bytes. */
   rssBytes(): number;
+  /** The highest RSS seen since start, sampled every 100 ms. */
+  peakRssBytes(): number;
   stop(): Promise<void>;
 }
 
-export async function startBenchServer(
-  databaseUrl: string,
-  env: Record<string, string> = {},
-): Promise<BenchServer> {
-  const port = 18_000 + Math.floor(Math.random() * 2000);
+/**
+ * Starts the server on the given database with the bench credentials, the echo route,
+ * no rate limit, and the webhook knobs the webhooks scenario needs (127.0.0.1 receivers,
+ * one attempt per delivery). Resolves once /healthz answers 200. With `cpuProfDir` the
+ * server writes a V8 CPU profile there when it exits (open it in Chrome DevTools).
+ */
+export async function startBenchServer(databaseUrl: string, cpuProfDir?: string): Promise<BenchServer> {
+  const port = await freePort();
   const started = performance.now();
+  const profile = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(cpuProfDir)}`] : [];
   const child: ChildProcess = spawn(
     process.execPath,
-    [resolve(import.meta.dirname, "../dist/main.js"), "serve"],
+    [...profile, resolve(import.meta.dirname, "../dist/main.js"), "serve"],
     {
       env: {
         ...process.env,
@@ -40,49 +45,64 @@ export async function startBenchServer(
         COLLABD_BENCH_ECHO: "true",
         COLLABD_RATE_LIMIT_PER_MIN: "0",
         COLLABD_LOG_LEVEL: "warn",
-        ...env,
+        COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+        COLLABD_WEBHOOK_RETRY_SCHEDULE: "0",
       },
       stdio: ["ignore", "ignore", "inherit"],
     },
   );
   const url = `http://127.0.0.1:${port}`;
+  const deadline = started + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (performance.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("server was not ready within 60 s");
+    }
     try {
       if ((await fetch(`${url}/healthz`)).status === 200) break;
     } catch {}
     await new Promise((r) => setTimeout(r, 5));
   }
   const readyMs = performance.now() - started;
+  const rss = () => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    } catch {
+      return 0;
+    }
+  };
+  let peak = rss();
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rss());
+  }, 100);
   return {
     url,
     pid: child.pid!,
     readyMs,
-    rssBytes: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    },
+    rssBytes: rss,
+    peakRssBytes: () => Math.max(peak, rss()),
     stop: async () => {
+      clearInterval(sampler);
+      if (child.exitCode !== null) return;
+      const exited = once(child, "exit");
       child.kill("SIGTERM");
-      await once(child, "exit");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }
 
-/** Headers of an authenticated operation call. */
-export const benchHeaders = {
-  "content-type": "application/json",
-  "x-svc-api-key": BENCH_CREDS.apiKey,
-  "x-svc-auth-token": BENCH_CREDS.authToken,
-};
-
-export async function call(url: string, path: string, data: unknown): Promise<any> {
-  const res = await fetch(url + path, {
-    method: "POST",
-    headers: benchHeaders,
-    body: JSON.stringify({ data }),
-  });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(body)}`);
-  return body;
+/** A port nobody listens on right now, chosen by the kernel. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const address = probe.address();
+  probe.close();
+  await once(probe, "close");
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
 }

@@ -1,0 +1,162 @@
+import { addActivities } from "../../src/areas/activities/service.js";
+import { call } from "../client.js";
+import { load, sequentialLatency } from "../load.js";
+import type { Row } from "../report.js";
+import { count, latencyRow, loadRow, ms } from "../rows.js";
+import type { Scenario } from "../scenario.js";
+import type { Sizes } from "../sizes.js";
+
+/** Records per add request, as DESIGN §8 states the add target. */
+const ADD_BATCH = 100;
+/** Patches per update request. */
+const UPDATE_BATCH = 100;
+/** Records per seeding call of the add verb. */
+const SEED_BATCH = 1000;
+const PAGE_SIZE = 20;
+const WALK_PAGES = 500;
+
+/** An activity as clients send them, about 400 bytes of JSON once stored. */
+export function sampleActivity(i: number) {
+  return {
+    featureType: "comment" as const,
+    actionType: i % 5 === 0 ? "comment.update" : "comment.add",
+    actionUser: { userId: `user-${i % 50}`, email: `user${i % 50}@example.com`, name: `User ${i % 50}` },
+    targetEntityId: `annotation-${i % 200}`,
+    displayMessageTemplate: "{{user.name}} commented on {{target}}",
+    displayMessageTemplateData: {
+      user: { userId: `user-${i % 50}`, name: `User ${i % 50}` },
+      target: "the design",
+    },
+  };
+}
+
+/**
+ * Activities get (pageSize 20, one document), add (batches of 100), update (batches of
+ * 100 patches) and a keyset walk (page 500 vs page 1), on `sizes.activities.total`
+ * records: one deep walk document, one document of records with known ids, and
+ * 1000-record documents spread over 100 organizations.
+ */
+export function activitiesScenario(sizes: Sizes): Scenario {
+  const { total, walk: walkRecords, updatable } = sizes.activities;
+  const documents: { organizationId: string; documentId: string }[] = [];
+  const walk = { organizationId: "bench-org-0", documentId: "walk-doc" };
+  const updates = { organizationId: "bench-org-upd", documentId: "upd-doc" };
+  let addCounter = 0;
+  let updateCounter = 0;
+
+  return {
+    name: "activities",
+    comparesToEcho: true,
+    async seed({ ctx, clock }) {
+      const batch = Array.from({ length: SEED_BATCH }, (_, i) => sampleActivity(i));
+      for (let written = 0; written < walkRecords; written += SEED_BATCH) {
+        clock.advance(1);
+        await addActivities(ctx, { ...walk, activities: batch.slice(0, walkRecords - written) });
+      }
+      for (let written = 0; written < updatable; written += SEED_BATCH) {
+        clock.advance(1);
+        const activities = batch
+          .slice(0, Math.min(SEED_BATCH, updatable - written))
+          .map((a, i) => ({ ...a, id: `upd-${written + i}` }));
+        await addActivities(ctx, { ...updates, activities });
+      }
+      for (let written = walkRecords + updatable, d = 0; written < total; written += SEED_BATCH, d++) {
+        const doc = { organizationId: `bench-org-${d % 100}`, documentId: `doc-${d}` };
+        documents.push(doc);
+        clock.advance(1);
+        await addActivities(ctx, { ...doc, activities: batch.slice(0, total - written) });
+      }
+    },
+
+    async measure({ dialect, server, log }) {
+      const rows: Row[] = [];
+      const url = server.url;
+      const run = (path: string, body: () => string, connections = sizes.connections) =>
+        load({ url, path, durationS: sizes.durationS, connections, body });
+      const randomDocument = () => documents[Math.floor(Math.random() * documents.length)] ?? walk;
+
+      const get = await run("/v2/activities/get", () =>
+        JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } }),
+      );
+      rows.push(
+        loadRow(
+          { operation: `activities get (pageSize 20, one document, ${count(total)} records)`, dialect },
+          get,
+          { minRatioToEcho: 0.4 },
+        ),
+      );
+      log(`${dialect}: activities get ${get.rps.toFixed(0)} req/s`);
+
+      const addBatch = Array.from({ length: ADD_BATCH }, (_, i) => sampleActivity(i));
+      const add = await run("/v2/activities/add", () =>
+        JSON.stringify({
+          data: {
+            organizationId: "bench-org-add",
+            documentId: `add-doc-${addCounter++ % 100}`,
+            activities: addBatch,
+          },
+        }),
+      );
+      const recordsPerS = add.rps * ADD_BATCH;
+      rows.push(
+        loadRow(
+          { operation: "activities add (batches of 100, durable)", dialect },
+          add,
+          {
+            target: "≥ 50,000 records/s",
+            measured: `${count(recordsPerS)} records/s`,
+            met: recordsPerS >= 50_000,
+          },
+          { count: ADD_BATCH, unit: "records/s" },
+        ),
+      );
+      log(`${dialect}: activities add ${count(recordsPerS)} records/s`);
+
+      const batches = Math.max(1, Math.floor(updatable / UPDATE_BATCH));
+      const update = await run("/v2/activities/update", () => {
+        const first = (updateCounter++ % batches) * UPDATE_BATCH;
+        const n = updateCounter;
+        return JSON.stringify({
+          data: {
+            organizationId: updates.organizationId,
+            activities: Array.from({ length: UPDATE_BATCH }, (_, i) => ({
+              id: `upd-${first + i}`,
+              changes: { status: { from: "open", to: `step-${n}` } },
+            })),
+          },
+        });
+      });
+      rows.push(
+        loadRow({ operation: "activities update (batches of 100 patches)", dialect }, update, undefined, {
+          count: UPDATE_BATCH,
+          unit: "records/s",
+        }),
+      );
+
+      const base = { ...walk, pageSize: PAGE_SIZE };
+      let token = "";
+      for (let page = 1; page < WALK_PAGES; page++) {
+        const body = await call(url, "/v2/activities/get", {
+          ...base,
+          ...(token ? { pageToken: token } : {}),
+        });
+        token = body.result.pageToken;
+        if (!token) throw new Error(`the walk document ended at page ${page}`);
+      }
+      const page1 = await sequentialLatency(sizes.samples, () => call(url, "/v2/activities/get", base));
+      const page500 = await sequentialLatency(sizes.samples, () =>
+        call(url, "/v2/activities/get", { ...base, pageToken: token }),
+      );
+      const ratio = page500.p50Ms / page1.p50Ms;
+      rows.push(
+        latencyRow({ operation: "activities keyset walk: page 1 (one client)", dialect }, page1),
+        latencyRow({ operation: "activities keyset walk: page 500 (one client)", dialect }, page500, {
+          target: "p50 ≤ 1.5× page 1",
+          measured: `${ratio.toFixed(2)}× (page 1 p50 ${ms(page1.p50Ms)})`,
+          met: ratio <= 1.5,
+        }),
+      );
+      return rows;
+    },
+  };
+}

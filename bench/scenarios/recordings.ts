@@ -1,0 +1,105 @@
+import { addRecordings } from "../../src/areas/recordings/service.js";
+import { call } from "../client.js";
+import { load, sequentialLatency } from "../load.js";
+import { count, latencyRow, loadRow, ms } from "../rows.js";
+import type { Scenario } from "../scenario.js";
+import { statisticsAsItGrows } from "../seed.js";
+import type { Sizes } from "../sizes.js";
+
+const ORGANIZATION = "bench-rec-org";
+const SEED_BATCH = 1000;
+const PAGE_SIZE = 20;
+const WALK_PAGES = 500;
+
+/** A recording annotation as clients send them, with one attachment. */
+function sampleRecording(i: number) {
+  return {
+    annotationId: `rec-${i}`,
+    recordingType: (["audio", "video", "screen"] as const)[i % 3]!,
+    displayName: `Recording ${i}`,
+    recordedTime: { duration: 1000 * (30 + (i % 600)) },
+    attachments: [
+      {
+        attachmentId: i,
+        url: `https://files.example.com/rec-${i}.mp4`,
+        mimeType: "video/mp4",
+        size: 1_000_000,
+      },
+    ],
+  };
+}
+
+/**
+ * Recordings get (pageSize 20, one document) under load, and a keyset walk over the
+ * whole organization (page 500 vs page 1), on `sizes.recordings.total` recordings spread
+ * over `documents` documents of one organization.
+ */
+export function recordingsScenario(sizes: Sizes): Scenario {
+  const { total, documents } = sizes.recordings;
+  const usedDocuments = Math.min(documents, Math.ceil(total / SEED_BATCH));
+
+  return {
+    name: "recordings",
+    comparesToEcho: true,
+    async seed(seed) {
+      const { ctx, clock } = seed;
+      const stats = statisticsAsItGrows(seed);
+      for (let written = 0, b = 0; written < total; written += SEED_BATCH, b++) {
+        clock.advance(1);
+        const n = Math.min(SEED_BATCH, total - written);
+        await addRecordings(ctx, {
+          organizationId: ORGANIZATION,
+          documentId: `rec-doc-${b % documents}`,
+          recordings: Array.from({ length: n }, (_, i) => sampleRecording(written + i)),
+        });
+        await stats.wrote(n);
+      }
+    },
+
+    async measure({ dialect, server }) {
+      const url = server.url;
+      const get = await load({
+        url,
+        path: "/v2/recordings/get",
+        durationS: sizes.durationS,
+        connections: sizes.connections,
+        body: () =>
+          JSON.stringify({
+            data: {
+              organizationId: ORGANIZATION,
+              documentId: `rec-doc-${Math.floor(Math.random() * usedDocuments)}`,
+              pageSize: PAGE_SIZE,
+            },
+          }),
+      });
+
+      const base = { organizationId: ORGANIZATION, pageSize: PAGE_SIZE };
+      let token = "";
+      for (let page = 1; page < WALK_PAGES; page++) {
+        const body = await call(url, "/v2/recordings/get", {
+          ...base,
+          ...(token ? { pageToken: token } : {}),
+        });
+        token = body.result.pageToken;
+        if (!token) throw new Error(`recordings ended at page ${page}`);
+      }
+      const page1 = await sequentialLatency(sizes.samples, () => call(url, "/v2/recordings/get", base));
+      const page500 = await sequentialLatency(sizes.samples, () =>
+        call(url, "/v2/recordings/get", { ...base, pageToken: token }),
+      );
+      const ratio = page500.p50Ms / page1.p50Ms;
+      return [
+        loadRow(
+          { operation: `recordings get (pageSize 20, one document, ${count(total)} recordings)`, dialect },
+          get,
+        ),
+        latencyRow({ operation: "recordings keyset walk: page 1 (one client)", dialect }, page1),
+        latencyRow({ operation: "recordings keyset walk: page 500 (one client)", dialect }, page500, {
+          target: "p50 ≤ 1.5× page 1",
+          measured: `${ratio.toFixed(2)}× (page 1 p50 ${ms(page1.p50Ms)})`,
+          met: ratio <= 1.5,
+        }),
+      ];
+    },
+  };
+}
