@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, sql, type TableMetadata } from "kysely";
 
 /** Per table: row count and a digest of every row, so any change to stored data shows. */
 export type Snapshot = Record<string, { rows: number; digest: string }>;
@@ -10,10 +10,7 @@ export type Snapshot = Record<string, { rows: number; digest: string }>;
  * workspaces table, `id`) is it.
  */
 export async function snapshot(db: Kysely<any>, workspaceId?: string): Promise<Snapshot> {
-  const schema = await currentSchema(db);
-  const tables = (await db.introspection.getTables()).filter(
-    (t) => schema === undefined || t.schema === schema,
-  );
+  const tables = await ownTables(db);
   const out: Snapshot = {};
   for (const table of tables.sort((a, b) => a.name.localeCompare(b.name))) {
     let rows = (await db.selectFrom(table.name).selectAll().execute()) as Record<string, unknown>[];
@@ -33,6 +30,12 @@ export async function snapshot(db: Kysely<any>, workspaceId?: string): Promise<S
     };
   }
   return out;
+}
+
+/** The tables of the database; on PostgreSQL only those of the test's own schema. */
+export async function ownTables(db: Kysely<any>): Promise<TableMetadata[]> {
+  const schema = await currentSchema(db);
+  return (await db.introspection.getTables()).filter((t) => schema === undefined || t.schema === schema);
 }
 
 async function currentSchema(db: Kysely<any>): Promise<string | undefined> {

@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { issueToken } from "../../src/areas/workspaces/service.js";
+import { DIALECTS, scratchDatabase } from "../support/databases.js";
+import { runCli, startServe } from "../support/process.js";
+import { forEachDialect, TEST_SECRET } from "../support/server.js";
+import { ownTables } from "./support/snapshot.js";
+import { report } from "./support/wait.js";
+import { post } from "./support/workload.js";
+
+forEachDialect(
+  "secrets at rest and auth failure metrics",
+  (server) => {
+    it("stores auth tokens only as SHA-256 hashes and webhook secrets only sealed: no plaintext in any table", async () => {
+      const { db } = server().services.database;
+      const extra = await issueToken(db, server().clock, server().creds.apiKey);
+      const other = await server().newWorkspace();
+      const webhookToken = "webhook-auth-token-plaintext-0123456789";
+      const configured = await server().call("/v2/workspace/webhookconfig/update", {
+        useWebhookService: true,
+        webhookServiceConfig: { rawNotificationUrl: "http://127.0.0.1:9/raw", authToken: webhookToken },
+      });
+      expect(configured.status).toBe(200);
+      const view = (await server().call("/v2/workspace/webhookconfig/get", {})).body.result.data;
+      expect(view.webhookServiceConfig.authToken).not.toBe(webhookToken);
+      const signingSecret: string = view.signingSecret;
+      expect(signingSecret).toMatch(/^whsec_/);
+
+      const tokens = [server().creds.authToken, extra, other.authToken];
+      const secrets = [
+        ...tokens,
+        webhookToken,
+        signingSecret,
+        signingSecret.slice("whsec_".length),
+        TEST_SECRET,
+      ];
+      let cells = 0;
+      for (const table of await ownTables(db)) {
+        const rows = await db
+          .selectFrom(table.name as "workspaces")
+          .selectAll()
+          .execute();
+        const text = JSON.stringify(rows);
+        cells += rows.length * table.columns.length;
+        for (const secret of secrets)
+          expect(text.includes(secret), `${table.name} holds a secret`).toBe(false);
+      }
+      const hashes = (await db.selectFrom("auth_tokens").select("token_hash").execute()).map(
+        (r) => r.token_hash,
+      );
+      for (const token of tokens) {
+        expect(hashes).toContain(createHash("sha256").update(token).digest("hex"));
+      }
+      report(
+        `auth ${server().dialect}: ${stored} rows in ${tables.length} tables hold none of ${secrets.length} secrets ` +
+          "(auth tokens, webhook auth token, signing secret, COLLABD_SECRET); tokens stored as SHA-256",
+      );
+    });
+
+    it("counts authentication failures by reason in collabd_auth_failures_total", async () => {
+      const { apiKey } = server().creds;
+      const attempts = [
+        ["missing_api_key", null],
+        ["missing_auth_token", { apiKey }],
+        ["unknown_api_key", { apiKey: "no-such-key", authToken: "t" }],
+        ["wrong_auth_token", { apiKey, authToken: "wrong" }],
+        ["wrong_auth_token", { apiKey, authToken: "wrong-again" }],
+      ] as const;
+      for (const [, creds] of attempts) {
+        const res = await server().call("/v2/activities/get", { organizationId: "o" }, { creds });
+        expect(res.status).toBeGreaterThanOrEqual(400);
+      }
+      expect((await server().call("/v2/activities/get", { organizationId: "o" })).status).toBe(200);
+      const metrics = await (await fetch(`${server().url}/metrics`)).text();
+      const count = (reason: string) =>
+        Number(new RegExp(`collabd_auth_failures_total\\{reason="${reason}"\\} (\\d+)`).exec(metrics)?.[1]);
+      expect(count("missing_api_key")).toBe(1);
+      expect(count("missing_auth_token")).toBe(1);
+      expect(count("unknown_api_key")).toBe(1);
+      expect(count("wrong_auth_token")).toBe(2);
+    });
+  },
+  { env: { COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true" } },
+);
+
+describe.runIf(DIALECTS.includes("sqlite"))("auth cache [sqlite]", () => {
+  it("sees a token revoked and a setting changed by the CLI (another process) on the very next request, though it caches authentications", async () => {
+    const scratch = await scratchDatabase("sqlite");
+    const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
+    const created = await runCli(["workspace", "create", "--json"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const creds = JSON.parse(created.stdout) as { apiKey: string; authToken: string };
+    const server = await startServe(env);
+    try {
+      const add = (who = creds) =>
+        post(
+          server.url,
+          "/v2/activities/add",
+          {
+            organizationId: "o",
+            documentId: "d",
+            activities: [{ featureType: "comment", actionType: "comment.add", actionUser: { userId: "u" } }],
+          },
+          who,
+        );
+      const issued = await runCli(["token", "issue", "--api-key", creds.apiKey, "--json"], env);
+      const second = { apiKey: creds.apiKey, authToken: JSON.parse(issued.stdout).authToken as string };
+      // Used repeatedly, so the server holds it in its auth cache.
+      for (let i = 0; i < 5; i++) expect((await add(second)).status).toBe(200);
+      const revoked = await runCli(
+        ["token", "revoke", "--api-key", creds.apiKey, "--token", second.authToken],
+        env,
+      );
+      expect(revoked.code, revoked.stderr).toBe(0);
+      expect((await add(second)).status).toBe(401);
+      expect((await add()).status).toBe(200);
+
+      const off = await runCli(
+        ["workspace", "update", "--api-key", creds.apiKey, "--activity-service", "off"],
+        env,
+      );
+      expect(off.code, off.stderr).toBe(0);
+      const refused = await add();
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.status).toBe("FAILED_PRECONDITION");
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+      await scratch.drop();
+    }
+  });
+});
