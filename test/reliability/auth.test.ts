@@ -34,14 +34,15 @@ forEachDialect(
         signingSecret.slice("whsec_".length),
         TEST_SECRET,
       ];
-      let cells = 0;
-      for (const table of await ownTables(db)) {
+      let stored = 0;
+      const tables = await ownTables(db);
+      for (const table of tables) {
         const rows = await db
           .selectFrom(table.name as "workspaces")
           .selectAll()
           .execute();
         const text = JSON.stringify(rows);
-        cells += rows.length * table.columns.length;
+        stored += rows.length;
         for (const secret of secrets)
           expect(text.includes(secret), `${table.name} holds a secret`).toBe(false);
       }
