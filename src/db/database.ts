@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
+import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import { GroupCommit, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
 import { withPreparedStatements } from "./prepared-pool.js";
@@ -36,14 +36,17 @@ export interface OpenOptions {
 
 /** Opens the database named by a `COLLABD_DATABASE_URL` value. */
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
-  return url.startsWith("sqlite:") ? openSqlite(url.slice("sqlite:".length)) : openPostgres(url, options);
+  // Each driver is loaded only when used: start-up time is part of DESIGN §8.
+  return url.startsWith("sqlite:")
+    ? openSqlite((await import("better-sqlite3")).default, url.slice("sqlite:".length))
+    : openPostgres((await import("pg")).default, url, options);
 }
 
-function openSqlite(path: string): Database {
+function openSqlite(Sqlite: typeof BetterSqlite3, path: string): Database {
   const inMemory = path === ":memory:" || path === "";
   const file = inMemory ? ":memory:" : resolve(path);
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
-  const handle = new BetterSqlite3(file);
+  const handle = new Sqlite(file);
   // WAL with synchronous=FULL: an acknowledged commit survives power loss (DESIGN §9).
   handle.pragma("journal_mode = WAL");
   handle.pragma("synchronous = FULL");
@@ -73,21 +76,24 @@ function openSqlite(path: string): Database {
   };
 }
 
-function openPostgres(url: string, options: OpenOptions): Database {
+function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Database {
   // A schema other than public is chosen in the URL: `?options=-c%20search_path%3Dname`.
-  const pool = new pg.Pool({
+  const pool = new driver.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
     // bigint columns hold epoch milliseconds, which fit a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
-        oid === pg.types.builtins.INT8
+        oid === driver.types.builtins.INT8
           ? (value: string) => Number(value)
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+          : driver.types.getTypeParser(oid, format)) as typeof driver.types.getTypeParser,
     },
   });
   // An idle client losing its connection must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  // Nor a checked-out one between statements of a transaction: pg emits that on the client,
+  // where nothing else listens; the transaction's next statement fails instead.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   return {
     db,
