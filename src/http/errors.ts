@@ -95,6 +95,9 @@ function article(type: string): string {
 /** PostgreSQL refusing a client's value: NUL in text (22021, 22P05), a number beyond bigint (22003, 22P02). */
 const UNSTORABLE = new Set(["22021", "22P05", "22003", "22P02"]);
 
+/** pg's own errors (no SQLSTATE) for a connection that broke under a query or transaction. */
+const CONNECTION_LOST = /^Connection terminated|connection error and is not queryable/;
+
 const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
 
 /**
@@ -118,7 +121,7 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { error: invalidArgument("Content-Type must be application/json."), internal: false };
   }
-  if (typeof e.code === "string" && DATABASE_DOWN.has(e.code)) {
+  if ((typeof e.code === "string" && DATABASE_DOWN.has(e.code)) || CONNECTION_LOST.test(e.message ?? "")) {
     return { error: new ApiError("UNAVAILABLE", "The service is temporarily unavailable."), internal: true };
   }
   if (typeof e.code === "string" && UNSTORABLE.has(e.code)) {

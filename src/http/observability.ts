@@ -61,7 +61,8 @@ export function registerObservability(
     duration.observe({ operation }, seconds);
     request.log.info(
       {
-        apiKey: headerValue(request.headers["x-svc-api-key"]),
+        // Only a key that authenticated: an unknown "key" may be a token sent in the wrong header.
+        apiKey: request.ctx?.workspace.id,
         method: request.method,
         route: operation,
         status: reply.statusCode,
@@ -92,10 +93,4 @@ function pingWithin(database: Database, ms: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
   });
   return Promise.race([database.ping(), late]).finally(() => clearTimeout(timer));
-}
-
-/** API keys are public identifiers; cap what reaches the log. */
-function headerValue(value: string | string[] | undefined): string | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  return text === undefined ? undefined : text.slice(0, 64);
 }

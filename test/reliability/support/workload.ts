@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase } from "../../../src/db/database.js";
 
 /** What one write request carried; its items must be all stored or none (one transaction). */
@@ -7,7 +8,10 @@ export interface Batch {
   readonly id: string;
   /** Ids of the rows the batch writes (activity ids, folder ids, annotation ids, recipients). */
   readonly items: readonly string[];
-  /** `acked`: answered 200; `refused`: answered otherwise; `unknown`: no answer (killed mid-request). */
+  /**
+   * `acked`: answered 200; `refused`: answered 503 while shutting down (never started);
+   * `unknown`: no answer (killed mid-request) or 503 for the database (may have committed).
+   */
   outcome: "acked" | "refused" | "unknown";
 }
 
@@ -139,7 +143,11 @@ export interface StreamOptions {
   /** Prefix making batch ids unique across rounds. */
   readonly prefix: string;
   readonly seed: number;
+  /** Keep writing after a 503 (a database outage), instead of stopping like at a shutdown. */
+  readonly throughOutages?: boolean;
 }
+
+const SHUTTING_DOWN = "The service is shutting down.";
 
 /**
  * Sustained concurrent writes until `stop()`: each writer sends one request after the
@@ -152,6 +160,8 @@ export class WriteStream {
   private readonly loops: Promise<void>[];
   private readonly waiters: { count: number; resolve: () => void }[] = [];
   acked = 0;
+  /** Answers 503 UNAVAILABLE. */
+  unavailable = 0;
   /** Answers other than 200 and 503: must stay empty. */
   readonly errors: string[] = [];
 
@@ -204,12 +214,16 @@ export class WriteStream {
         this.check();
         continue;
       }
-      batch.outcome = "refused";
-      // Shutting down answers 503 UNAVAILABLE in the error shape; anything else is a bug.
+      // 503 UNAVAILABLE in the error shape is the only other answer allowed: shutting down
+      // (nothing was done) or the database unreachable (a commit may have been cut off).
       if (res.status !== 503 || res.body?.error?.status !== "UNAVAILABLE") {
         this.errors.push(`${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
       }
-      return;
+      this.unavailable += 1;
+      const shuttingDown = res.body?.error?.message === SHUTTING_DOWN;
+      if (shuttingDown) batch.outcome = "refused";
+      if (shuttingDown || !this.options.throughOutages) return;
+      await sleep(20);
     }
   }
 }
