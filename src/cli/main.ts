@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from "../config.js";
 import { ApiError } from "../errors.js";
 import { openServices } from "../services.js";
 import { runWebhookCommand } from "../webhooks/cli.js";
+import { runBackupCommand } from "./backup.js";
 import { serve } from "./serve.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
@@ -18,6 +19,9 @@ Commands:
   token revoke --api-key K --token T [--json]
   webhook rotate-secret --api-key K [--grace 24h] [--json]
                                           new signing secret; the old one also signs during the grace
+  backup <file> [--force] [--json]        online copy of the SQLite database (PostgreSQL: pg_dump)
+  restore <file> [--force] [--json]       copy a backup into the database; refuses while a server
+                                          holds it unless --force (PostgreSQL: pg_restore)
 
 Configuration comes from the environment (see README): COLLABD_DATABASE_URL, COLLABD_SECRET, PORT, HOST, ...`;
 
@@ -33,6 +37,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       "api-key": { type: "string" },
       token: { type: "string" },
       grace: { type: "string" },
+      force: { type: "boolean" },
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -47,6 +52,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (group === "serve") {
     await serve(config);
     return -1; // keeps running; exits from its signal handler
+  }
+  if (group === "backup" || group === "restore") {
+    // Before openServices: a restore must not create or migrate the database it replaces.
+    const printed = await runBackupCommand(config, group, verb, values);
+    process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
+    return 0;
   }
   const services = await openServices(config);
   try {
