@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import { performance } from "node:perf_hooks";
 import { EgressRefused, guardedLookup, hostOf, isForbiddenAddress } from "./egress.js";
 
 /** One webhook HTTP request, as the worker hands it to a sender. */
@@ -32,6 +33,10 @@ export interface HttpSender extends Sender {
   close(): void;
 }
 
+/** A deadline timer this late means the event loop stalled; see `onDeadline`. */
+const STALL_MS = 50;
+const STALL_GRACE_MS = 100;
+
 /** Responses are read up to this many bytes; the rest is never buffered. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
@@ -62,11 +67,24 @@ export function httpSender(options: { allowPrivateUrls: boolean; maxSockets?: nu
         ...(options.allowPrivateUrls ? {} : { lookup: lookup as never }),
         ...(request.signal ? { signal: request.signal } : {}),
       });
-      const timer = setTimeout(
-        () => req.destroy(new Error(`Timed out after ${request.timeoutMs} ms.`)),
-        request.timeoutMs,
-      );
+      let settled = false;
+      const started = performance.now();
+      // The deadline measures the receiver, not this process: when the event loop itself
+      // stalled past it (a long synchronous commit or checkpoint), timers run before the
+      // socket reads queued meanwhile, so an answer that already arrived gets a moment.
+      let graced = false;
+      const onDeadline = () => {
+        const lag = performance.now() - started - request.timeoutMs;
+        if (!graced && lag > STALL_MS) {
+          graced = true;
+          timer = setTimeout(onDeadline, STALL_GRACE_MS);
+        } else if (!settled) {
+          req.destroy(new Error(`Timed out after ${request.timeoutMs} ms.`));
+        }
+      };
+      let timer = setTimeout(onDeadline, request.timeoutMs);
       const fail = (error: Error) => {
+        settled = true;
         clearTimeout(timer);
         reject(error);
       };
@@ -75,6 +93,8 @@ export function httpSender(options: { allowPrivateUrls: boolean; maxSockets?: nu
         const chunks: Buffer[] = [];
         let size = 0;
         const finish = () => {
+          if (settled) return;
+          settled = true;
           clearTimeout(timer);
           const retryAfter = res.headers["retry-after"];
           resolve({

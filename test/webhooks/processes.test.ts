@@ -23,7 +23,8 @@ for (const dialect of DIALECTS) {
       try {
         const created = JSON.parse((await runCli(["workspace", "create", "--json"], env)).stdout);
         const rotate = (...args: string[]) =>
-          runCli(["webhook", "rotate-secret", "--api-key", created.apiKey, ...args], env);
+          // `=`: a generated key may start with "-", which parseArgs would take for an option.
+          runCli(["webhook", "rotate-secret", `--api-key=${created.apiKey}`, ...args], env);
         const first = await rotate("--json");
         expect(first.code, first.stderr).toBe(0);
         const out = JSON.parse(first.stdout);
