@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { issueToken } from "../../src/areas/workspaces/service.js";
+import { createWorkspace, issueToken, updateSettings } from "../../src/areas/workspaces/service.js";
+import { migrate, openDatabase } from "../../src/db/database.js";
+import { systemClock } from "../../src/lib/clock.js";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
 import { runCli, startServe } from "../support/process.js";
 import { forEachDialect, TEST_SECRET } from "../support/server.js";
@@ -85,15 +87,18 @@ forEachDialect(
 );
 
 describe.runIf(DIALECTS.includes("sqlite"))("auth cache [sqlite]", () => {
-  it("sees a token revoked and a setting changed by the CLI (another process) on the very next request, though it caches authentications", async () => {
+  it("sees a token revoked by the CLI and a setting changed by another process on the very next request, though it caches authentications", async () => {
     const scratch = await scratchDatabase("sqlite");
     const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
-    const created = await runCli(["workspace", "create", "--json"], env);
-    expect(created.code, created.stderr).toBe(0);
-    const creds = JSON.parse(created.stdout) as { apiKey: string; authToken: string };
+    // This test process is "another process": it writes through its own connection.
+    const database = await openDatabase(scratch.url);
+    await migrate(database);
+    const { apiKey, authToken } = await createWorkspace(database.db, systemClock);
+    const creds = { apiKey, authToken };
+    const second = { apiKey, authToken: await issueToken(database.db, systemClock, apiKey) };
     const server = await startServe(env);
     try {
-      const add = (who = creds) =>
+      const add = (who: typeof creds) =>
         post(
           server.url,
           "/v2/activities/add",
@@ -104,28 +109,23 @@ describe.runIf(DIALECTS.includes("sqlite"))("auth cache [sqlite]", () => {
           },
           who,
         );
-      const issued = await runCli(["token", "issue", "--api-key", creds.apiKey, "--json"], env);
-      const second = { apiKey: creds.apiKey, authToken: JSON.parse(issued.stdout).authToken as string };
       // Used repeatedly, so the server holds it in its auth cache.
       for (let i = 0; i < 5; i++) expect((await add(second)).status).toBe(200);
       const revoked = await runCli(
-        ["token", "revoke", "--api-key", creds.apiKey, "--token", second.authToken],
+        ["token", "revoke", "--api-key", apiKey, "--token", second.authToken],
         env,
       );
       expect(revoked.code, revoked.stderr).toBe(0);
       expect((await add(second)).status).toBe(401);
-      expect((await add()).status).toBe(200);
+      expect((await add(creds)).status).toBe(200);
 
-      const off = await runCli(
-        ["workspace", "update", "--api-key", creds.apiKey, "--activity-service", "off"],
-        env,
-      );
-      expect(off.code, off.stderr).toBe(0);
-      const refused = await add();
+      await updateSettings(database.db, apiKey, { activityService: false });
+      const refused = await add(creds);
       expect(refused.status).toBe(400);
       expect(refused.body.error.status).toBe("FAILED_PRECONDITION");
     } finally {
       expect(await server.stop("SIGTERM")).toBe(0);
+      await database.close();
       await scratch.drop();
     }
   });

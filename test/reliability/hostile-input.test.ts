@@ -19,7 +19,7 @@ import { SEED } from "./support/workload.js";
  * Generated bodies per operation and phase (must-reject, then hostile but possibly
  * valid); `COLLABD_FUZZ_RUNS=2000` for the figures in RELIABILITY.md.
  */
-const RUNS = Number(process.env.COLLABD_FUZZ_RUNS ?? 120);
+const RUNS = Number(process.env.COLLABD_FUZZ_RUNS ?? 100);
 const STATUSES = new Set([
   "INVALID_ARGUMENT",
   "FAILED_PRECONDITION",

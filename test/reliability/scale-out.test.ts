@@ -56,7 +56,7 @@ describe.runIf(DIALECTS.includes("postgres"))("scale-out [postgres]", () => {
             reads += 1;
           }
         });
-        await within(stream.ackedAtLeast(120), 120_000, "120 acknowledged writes");
+        await within(stream.ackedAtLeast(80), 120_000, "80 acknowledged writes");
         await stream.stop();
         reading = false;
         await Promise.all(readers);

@@ -77,7 +77,7 @@ function request(kind: Kind, id: string, random: () => number, writer: number) {
   const org = ORGS[kind];
   switch (kind) {
     case "activities": {
-      const items = Array.from({ length: size(5, 40) }, (_, i) => `${id}-${i}`);
+      const items = Array.from({ length: size(3, 25) }, (_, i) => `${id}-${i}`);
       const activities = items.map((item) => ({
         id: item,
         featureType: "comment",
@@ -94,7 +94,7 @@ function request(kind: Kind, id: string, random: () => number, writer: number) {
       };
     }
     case "recordings": {
-      const items = Array.from({ length: size(3, 20) }, (_, i) => `${id}-${i}`);
+      const items = Array.from({ length: size(2, 12) }, (_, i) => `${id}-${i}`);
       const recordings = items.map((annotationId, i) => ({
         annotationId,
         recordingType: "screen",
