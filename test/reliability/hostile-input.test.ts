@@ -20,6 +20,8 @@ import { SEED } from "./support/workload.js";
  * valid); `COLLABD_FUZZ_RUNS=2000` for the figures in RELIABILITY.md.
  */
 const RUNS = Number(process.env.COLLABD_FUZZ_RUNS ?? 100);
+/** Generous: about 10 ms a request, at least ten minutes. */
+const TIMEOUT_MS = Math.max(600_000, RUNS * 30 * 10);
 const STATUSES = new Set([
   "INVALID_ARGUMENT",
   "FAILED_PRECONDITION",
@@ -75,83 +77,102 @@ forEachDialect(
       seeds = seedsFor(await seedWorkspace(call, "fuzz-marker", "http://127.0.0.1:9"));
     });
 
-    it(`rejects ${RUNS} generated bad bodies per documented operation with a 4xx in the error shape, changing nothing`, async () => {
-      const { db } = server().services.database;
-      const failures: string[] = [];
-      let tried = 0;
-      for (const op of operations) {
-        const before = await snapshot(db);
-        const bad = rejectedBy(op.data, seeds);
-        const body = fc.oneof(
-          { weight: 6, arbitrary: (bad ?? fc.constant(null)).map((data) => toText({ data })) },
-          {
-            weight: 2,
-            arbitrary: withForbiddenKey(bodyValue(op.data, "data", seeds, "clean")).map((data) =>
-              toText({ data }),
-            ),
-          },
-          { weight: 1, arbitrary: fc.constantFrom(...MALFORMED_BODIES) },
-        );
-        const outcome = await fc.check(
-          fc.asyncProperty(body, async (text) => {
-            tried += 1;
-            const res = await send(op.path, text);
-            if (!isClientError(res))
-              throw new Error(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-          }),
-          { numRuns: RUNS, seed: SEED },
-        );
-        if (outcome.failed) failures.push(failure(op.path, outcome));
+    it(
+      `rejects ${RUNS} generated bad bodies per documented operation with a 4xx in the error shape, changing nothing`,
+      async () => {
+        const { db } = server().services.database;
+        const failures: string[] = [];
+        let tried = 0;
+        for (const op of operations) {
+          const before = await snapshot(db);
+          const bad = rejectedBy(op.data, seeds);
+          const body = fc.oneof(
+            { weight: 6, arbitrary: (bad ?? fc.constant(null)).map((data) => toText({ data })) },
+            {
+              weight: 2,
+              arbitrary: withForbiddenKey(bodyValue(op.data, "data", seeds, "clean")).map((data) =>
+                toText({ data }),
+              ),
+            },
+            { weight: 1, arbitrary: fc.constantFrom(...MALFORMED_BODIES) },
+          );
+          const outcome = await fc.check(
+            fc.asyncProperty(body, async (text) => {
+              tried += 1;
+              const res = await send(op.path, text);
+              if (!isClientError(res))
+                throw new Error(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+            }),
+            { numRuns: RUNS, seed: SEED },
+          );
+          if (outcome.failed) failures.push(failure(op.path, outcome));
 
-        // Once per operation: over the body limit, and not JSON at all.
-        const huge = await send(op.path, toText({ data: { x: "x".repeat(5 * 1024 * 1024 + 1) } }));
-        if (huge.status !== 413 || !isClientError(huge))
-          failures.push(`${op.path}: oversized → ${huge.status}`);
-        const text = await send(op.path, '{"data":{}}', "text/plain");
-        if (!isClientError(text)) failures.push(`${op.path}: text/plain → ${text.status}`);
-        tried += 2;
+          // Once per operation: over the body limit, and not JSON at all.
+          const huge = await send(op.path, toText({ data: { x: "x".repeat(5 * 1024 * 1024 + 1) } }));
+          if (huge.status !== 413 || !isClientError(huge))
+            failures.push(`${op.path}: oversized → ${huge.status}`);
+          const text = await send(op.path, '{"data":{}}', "text/plain");
+          if (!isClientError(text)) failures.push(`${op.path}: text/plain → ${text.status}`);
+          tried += 2;
 
-        const after = await snapshot(db);
-        if (JSON.stringify(after) !== JSON.stringify(before))
-          failures.push(`${op.path}: stored data changed`);
-      }
-      expect(failures).toEqual([]);
-      expect(operations.length).toBeGreaterThanOrEqual(27);
-      report(
-        `hostile input ${server().dialect}: ${tried} must-reject bodies over ${operations.length} operations ` +
-          `(${RUNS + 2} each): all 4xx in the error shape, 0 5xx, stored data unchanged`,
-      );
-    }, 600_000);
-
-    it(`answers ${RUNS} generated hostile but well-formed bodies per documented operation without a 5xx`, async () => {
-      const failures: string[] = [];
-      let accepted = 0;
-      let refused = 0;
-      // Writes may succeed here: deletes last, so the others keep finding seeded rows.
-      const ordered = [...operations].sort(
-        (a, b) => Number(a.path.endsWith("/delete")) - Number(b.path.endsWith("/delete")),
-      );
-      for (const op of ordered) {
-        const body = bodyValue(op.data, "data", seeds, "nasty").map((data) => toText({ data }));
-        const outcome = await fc.check(
-          fc.asyncProperty(body, async (text) => {
-            const res = await send(op.path, text);
-            if (isSuccess(res)) accepted += 1;
-            else if (isClientError(res)) refused += 1;
-            else throw new Error(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-          }),
-          { numRuns: RUNS, seed: SEED },
+          const after = await snapshot(db);
+          if (JSON.stringify(after) !== JSON.stringify(before))
+            failures.push(`${op.path}: stored data changed`);
+        }
+        expect(failures).toEqual([]);
+        expect(operations.length).toBeGreaterThanOrEqual(27);
+        report(
+          `hostile input ${server().dialect}: ${tried} must-reject bodies over ${operations.length} operations ` +
+            `(${RUNS + 2} each): all 4xx in the error shape, 0 5xx, stored data unchanged`,
         );
-        if (outcome.failed) failures.push(failure(op.path, outcome));
-      }
-      expect(failures).toEqual([]);
-      const health = await fetch(`${server().url}/healthz`);
-      expect(health.status).toBe(200);
-      report(
-        `hostile input ${server().dialect}: ${accepted + refused} hostile well-formed bodies over ` +
-          `${operations.length} operations: ${accepted} accepted, ${refused} refused with a 4xx, 0 5xx`,
-      );
-    }, 600_000);
+      },
+      TIMEOUT_MS,
+    );
+
+    it(
+      `answers ${RUNS} generated hostile but well-formed bodies per documented operation without a 5xx`,
+      async () => {
+        const failures: string[] = [];
+        let accepted = 0;
+        let refused = 0;
+        const perOperation = new Map<string, { accepted: number; refused: number }>();
+        // Writes may succeed here: deletes last, so the others keep finding seeded rows.
+        const ordered = [...operations].sort(
+          (a, b) => Number(a.path.endsWith("/delete")) - Number(b.path.endsWith("/delete")),
+        );
+        for (const op of ordered) {
+          const body = bodyValue(op.data, "data", seeds, "nasty").map((data) => toText({ data }));
+          const outcome = await fc.check(
+            fc.asyncProperty(body, async (text) => {
+              const res = await send(op.path, text);
+              const tally = perOperation.get(op.path) ?? { accepted: 0, refused: 0 };
+              perOperation.set(op.path, tally);
+              if (isSuccess(res)) {
+                accepted += 1;
+                tally.accepted += 1;
+              } else if (isClientError(res)) {
+                refused += 1;
+                tally.refused += 1;
+              } else throw new Error(`${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+            }),
+            { numRuns: RUNS, seed: SEED },
+          );
+          if (outcome.failed) failures.push(failure(op.path, outcome));
+        }
+        expect(failures).toEqual([]);
+        const health = await fetch(`${server().url}/healthz`);
+        expect(health.status).toBe(200);
+        report(
+          `hostile input ${server().dialect}: ${accepted + refused} hostile well-formed bodies over ` +
+            `${operations.length} operations: ${accepted} accepted, ${refused} refused with a 4xx, 0 5xx`,
+        );
+        report(
+          `hostile input ${server().dialect}, accepted/refused per operation: ` +
+            [...perOperation].map(([path, t]) => `${path} ${t.accepted}/${t.refused}`).join(", "),
+        );
+      },
+      TIMEOUT_MS,
+    );
   },
   { env: { COLLABD_RATE_LIMIT_PER_MIN: "0", COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true" } },
 );
