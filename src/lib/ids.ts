@@ -7,14 +7,16 @@ export type IdGenerator = () => string;
 const SORTABLE = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz";
 
 /**
- * 22 URL-safe characters: 48 bits of milliseconds, then 80 random bits (unguessable).
- * Time-ordered ids append to the end of the primary-key B-tree instead of landing on
- * random pages, which keeps bulk inserts cheap (docs/decisions.md).
+ * 21 URL-safe characters: milliseconds, then 80 random bits (unguessable). Time-ordered
+ * ids append to the end of the primary-key B-tree instead of landing on random pages,
+ * which keeps bulk inserts cheap (docs/decisions.md). The first encoded character holds
+ * the timestamp's top 6 bits, zero until the year 2109, so it is dropped: ids never
+ * start with "-", which command lines would take for an option.
  */
 export const randomId: IdGenerator = () => {
   const bytes = randomBytes(16);
   bytes.writeUIntBE(Date.now(), 0, 6);
-  return encodeSortable(bytes);
+  return encodeSortable(bytes).slice(1);
 };
 
 function encodeSortable(bytes: Buffer): string {
@@ -36,3 +38,6 @@ function encodeSortable(bytes: Buffer): string {
 
 /** A 256-bit URL-safe secret, for auth tokens and keys. */
 export const randomSecret = (): string => randomBytes(32).toString("base64url");
+
+/** A new API key: `ak_` and 192 random bits, so it never starts with "-" on a command line. */
+export const newApiKey = (): string => `ak_${randomBytes(24).toString("base64url")}`;

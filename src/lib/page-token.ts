@@ -48,7 +48,8 @@ export class PageTokens {
   private decrypt(workspaceId: string, token: string): Sealed | null {
     try {
       const raw = Buffer.from(token, "base64url");
-      if (raw.length <= IV_BYTES + TAG_BYTES) return null;
+      // The decoder skips stray characters; only the exact encoding of the bytes is the token.
+      if (raw.length <= IV_BYTES + TAG_BYTES || raw.toString("base64url") !== token) return null;
       const decipher = createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(workspaceId));
       decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));

@@ -4,7 +4,7 @@ import type { Workspace } from "../../context.js";
 import type { Tables } from "../../db/tables.js";
 import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
-import { randomSecret } from "../../lib/ids.js";
+import { newApiKey, randomSecret } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
 import type { AuthCache } from "./auth-cache.js";
 import * as store from "./store.js";
@@ -76,7 +76,7 @@ export async function createWorkspace(
   authToken = randomSecret(),
 ): Promise<Credentials> {
   const workspace: Workspace = {
-    id: input.apiKey ?? randomSecret().slice(0, 32),
+    id: input.apiKey ?? newApiKey(),
     name: input.name ?? "default",
     activityService: input.activityService ?? true,
     advancedQueries: input.advancedQueries ?? true,
