@@ -74,6 +74,7 @@ export async function createWorkspace(
   clock: Clock,
   input: NewWorkspace = {},
   authToken = randomSecret(),
+  ifAbsent = false,
 ): Promise<Credentials> {
   const workspace: Workspace = {
     id: input.apiKey ?? newApiKey(),
@@ -83,7 +84,7 @@ export async function createWorkspace(
     createdAt: clock.now(),
   };
   await db.transaction().execute(async (trx) => {
-    await store.insertWorkspace(trx, workspace);
+    await store.insertWorkspace(trx, workspace, ifAbsent);
     await store.insertTokenHash(trx, workspace.id, sha256Hex(authToken), workspace.createdAt);
   });
   return { workspace, apiKey: workspace.id, authToken };
@@ -134,9 +135,8 @@ export async function bootstrap(
   fixed: { apiKey: string; authToken: string } | null,
 ): Promise<BootstrapOutcome> {
   if (fixed) {
-    const existing = await store.findWorkspace(db, fixed.apiKey);
-    if (existing) await store.insertTokenHash(db, existing.id, sha256Hex(fixed.authToken), clock.now());
-    else await createWorkspace(db, clock, { apiKey: fixed.apiKey }, fixed.authToken);
+    // Idempotent, and safe when several processes start at once on one PostgreSQL database.
+    await createWorkspace(db, clock, { apiKey: fixed.apiKey }, fixed.authToken, true);
     return { kind: "configured" };
   }
   if ((await store.countWorkspaces(db)) > 0) return { kind: "none" };

@@ -28,17 +28,16 @@ export async function countWorkspaces(db: Db): Promise<number> {
   return Number(row.n);
 }
 
-export async function insertWorkspace(db: Db, workspace: Workspace): Promise<void> {
-  await db
-    .insertInto("workspaces")
-    .values({
-      id: workspace.id,
-      name: workspace.name,
-      activity_service: workspace.activityService ? 1 : 0,
-      advanced_queries: workspace.advancedQueries ? 1 : 0,
-      created_at: workspace.createdAt,
-    })
-    .execute();
+/** Inserts a workspace; with `ifAbsent` an existing one with that id is kept as it is. */
+export async function insertWorkspace(db: Db, workspace: Workspace, ifAbsent = false): Promise<void> {
+  const insert = db.insertInto("workspaces").values({
+    id: workspace.id,
+    name: workspace.name,
+    activity_service: workspace.activityService ? 1 : 0,
+    advanced_queries: workspace.advancedQueries ? 1 : 0,
+    created_at: workspace.createdAt,
+  });
+  await (ifAbsent ? insert.onConflict((oc) => oc.column("id").doNothing()) : insert).execute();
   noteAuthWrite();
 }
 
