@@ -70,6 +70,7 @@ export function writeReport(report: Report, root: string): void {
     "on the same 2-core machine: compare ratios across runs, since absolute figures drift with the shared host.",
     "p50/p99 are under load (autocannon, 16 connections,",
     "whole milliseconds) unless the operation says one client (one request at a time, nothing queued).",
+    "Where the time goes for targets not met: `docs/performance.md`.",
     "",
     `Last run: ${report.startedAt}, mode **${report.mode}**, ${report.machine}, ${fmt(report.totalS)} s in all.`,
     `Sizes: ${fmt(s.activities.total)} activities, ${fmt(s.recordings.total)} recordings, ${fmt(s.folders.total)} folders,`,
