@@ -250,7 +250,8 @@ export class DeliveryWorker {
           workspaceId: delivery.workspaceId,
           deliveryId: delivery.id,
           event: delivery.event,
-          error: outcome.error,
+          // The receiver's answer may echo our payload: the log names only its status (the delivery log keeps the text).
+          ...(outcome.httpStatus === null ? { error: outcome.error } : { httpStatus: outcome.httpStatus }),
         },
         "webhook delivery failed for good",
       );
