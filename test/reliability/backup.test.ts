@@ -12,8 +12,9 @@ import { runCli, startServe } from "../support/process.js";
 import { startServer, TEST_SECRET } from "../support/server.js";
 import { seedWorkspace } from "./support/seed.js";
 import { snapshot } from "./support/snapshot.js";
+import { readStored, verify } from "./support/stored.js";
 import { report, within } from "./support/wait.js";
-import { ORGS, post, readStored, SEED, verify, WriteStream } from "./support/workload.js";
+import { ORGS, post, SEED, WriteStream } from "./support/workload.js";
 
 const run = promisify(execFile);
 const creds = {

@@ -4,8 +4,9 @@ import { type ServeProcess, startServe } from "../support/process.js";
 import { startServer, TEST_SECRET } from "../support/server.js";
 import { NO_JITTER } from "../webhooks/support/hooks.js";
 import { Receiver } from "../webhooks/support/receiver.js";
+import { readStored, verify } from "./support/stored.js";
 import { report, within } from "./support/wait.js";
-import { type Batch, ORGS, post, prng, readStored, SEED, verify, WriteStream } from "./support/workload.js";
+import { type Batch, ORGS, post, prng, SEED, WriteStream } from "./support/workload.js";
 
 /** SIGKILLs per dialect; `COLLABD_RELIABILITY_KILLS=20` for the figures in RELIABILITY.md. */
 const KILLS = Number(process.env.COLLABD_RELIABILITY_KILLS ?? 3);

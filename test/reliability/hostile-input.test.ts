@@ -1,15 +1,9 @@
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
 import { forEachDialect, type Response } from "../support/server.js";
-import {
-  bodyValue,
-  MALFORMED_BODIES,
-  rejectedBy,
-  type Seeds,
-  toText,
-  withForbiddenKey,
-} from "./support/arbitraries.js";
+import { bodyValue, type Seeds, toText } from "./support/arbitraries.js";
 import { type DocumentedOperation, documentedOperations } from "./support/openapi.js";
+import { MALFORMED_BODIES, rejectedBy, withForbiddenKey } from "./support/rejections.js";
 import { seedsFor, seedWorkspace } from "./support/seed.js";
 import { snapshot } from "./support/snapshot.js";
 import { report } from "./support/wait.js";

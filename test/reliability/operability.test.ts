@@ -4,8 +4,9 @@ import { startServe } from "../support/process.js";
 import { TcpProxy, throughProxy } from "../support/proxy.js";
 import { startServer, TEST_SECRET } from "../support/server.js";
 import { Receiver } from "../webhooks/support/receiver.js";
+import { readStored, verify } from "./support/stored.js";
 import { report, until, within } from "./support/wait.js";
-import { ORGS, post, readStored, SEED, verify, WriteStream } from "./support/workload.js";
+import { ORGS, post, SEED, WriteStream } from "./support/workload.js";
 
 describe.runIf(DIALECTS.includes("postgres"))("database outage [postgres]", () => {
   it("turns /healthz 503 while PostgreSQL is refused or unreachable, answers writes UNAVAILABLE (never 500), and recovers when it returns, losing no acknowledged write", async () => {

@@ -4,8 +4,9 @@ import { DIALECTS, scratchDatabase } from "../support/databases.js";
 import { runCli, type ServeProcess, startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
 import { Receiver } from "../webhooks/support/receiver.js";
+import { readStored, verify } from "./support/stored.js";
 import { report, until, within } from "./support/wait.js";
-import { type Batch, ORGS, post, readStored, SEED, verify, WriteStream } from "./support/workload.js";
+import { type Batch, ORGS, post, SEED, WriteStream } from "./support/workload.js";
 
 const creds = {
   apiKey: "scale-test-api-key-0123456789abcdef",
