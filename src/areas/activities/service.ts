@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { listLimit, toTimeSortKey } from "../../lib/paging.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
@@ -29,7 +29,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: limit };
   const after = pageToken
-    ? toSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
+    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
   const page = await store.listActivities(
     ctx.db,
@@ -181,12 +181,6 @@ function publicRecord(
     },
     timestamp,
   };
-}
-
-function toSortKey(cursor: readonly (string | number)[]): store.SortKey {
-  const [timestamp, id] = cursor;
-  if (typeof timestamp !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
-  return [timestamp, id];
 }
 
 /** Copies the named keys that are present, so absent filters stay absent. */

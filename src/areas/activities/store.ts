@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { rawRows } from "../../db/raw.js";
 import type { ActivityRow, Tables } from "../../db/tables.js";
+import type { TimeSortKey } from "../../lib/paging.js";
 
 type Db = Kysely<Tables>;
 
@@ -15,7 +16,7 @@ export interface ActivityFilter {
   readonly ids?: readonly string[];
 }
 
-export type SortKey = readonly [timestamp: number, id: string];
+export type SortKey = TimeSortKey;
 
 export interface Page {
   /** Serialized public records, in order. */

@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { listLimit, toTimeSortKey } from "../../lib/paging.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
@@ -86,7 +86,7 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: limit };
   const after = pageToken
-    ? toSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
+    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
   const page = await store.listNotifications(ctx.db, scopeOf(ctx, input), view, order, after, limit);
   return {
@@ -140,10 +140,4 @@ function scopeOf(
     ...(input.userId !== undefined ? { userId: input.userId } : {}),
     ...(input.notificationIds !== undefined ? { ids: input.notificationIds } : {}),
   };
-}
-
-function toSortKey(cursor: readonly (string | number)[]): store.SortKey {
-  const [timestamp, id] = cursor;
-  if (typeof timestamp !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
-  return [timestamp, id];
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
+import type { TimeSortKey } from "../../lib/paging.js";
 
 type Db = Kysely<Tables>;
 
@@ -16,7 +17,7 @@ export interface NotificationScope {
 /** Which of a user's notifications a list holds; only with a userId. */
 export type UserView = "all" | "unread" | "forYou";
 
-export type SortKey = readonly [timestamp: number, id: string];
+export type SortKey = TimeSortKey;
 
 export interface Page {
   /** Serialized public records, in order. */
