@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { listLimit, toTimeSortKey } from "../../lib/paging.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
@@ -26,12 +26,9 @@ export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promis
   const limit = listLimit(input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, pageSize: limit };
-  let after: store.SortKey | null = null;
-  if (pageToken) {
-    const [createdAt, id] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now());
-    if (typeof createdAt !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
-    after = [createdAt, id];
-  }
+  const after = pageToken
+    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
+    : null;
   const page = await store.listRecordings(
     ctx.db,
     {

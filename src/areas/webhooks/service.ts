@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { WebhookDeliveryRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { listLimit, toTimeSortKey } from "../../lib/paging.js";
 import { isPostgresExecutor } from "../../webhooks/dialect.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
@@ -120,12 +120,9 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
   const { pageToken, ...rest } = input;
   const query = { ...rest, pageSize: limit };
   const now = ctx.clock.now();
-  let after: store.DeliveryKey | null = null;
-  if (pageToken) {
-    const [createdAt, id] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now);
-    if (typeof createdAt !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
-    after = [createdAt, id];
-  }
+  const after = pageToken
+    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now))
+    : null;
   const page = await store.listDeliveries(
     ctx.db,
     {
