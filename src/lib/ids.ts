@@ -39,5 +39,8 @@ function encodeSortable(bytes: Buffer): string {
 /** A 256-bit URL-safe secret, for auth tokens and keys. */
 export const randomSecret = (): string => randomBytes(32).toString("base64url");
 
+/** A new auth token: `at_` and 256 random bits, so it never starts with "-" on a command line. */
+export const newAuthToken = (): string => `at_${randomSecret()}`;
+
 /** A new API key: `ak_` and 192 random bits, so it never starts with "-" on a command line. */
 export const newApiKey = (): string => `ak_${randomBytes(24).toString("base64url")}`;

@@ -4,7 +4,7 @@ import type { Workspace } from "../../context.js";
 import type { Tables } from "../../db/tables.js";
 import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
-import { newApiKey, randomSecret } from "../../lib/ids.js";
+import { newApiKey, newAuthToken } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
 import type { AuthCache } from "./auth-cache.js";
 import * as store from "./store.js";
@@ -73,7 +73,7 @@ export async function createWorkspace(
   db: Db,
   clock: Clock,
   input: NewWorkspace = {},
-  authToken = randomSecret(),
+  authToken = newAuthToken(),
   ifAbsent = false,
 ): Promise<Credentials> {
   const workspace: Workspace = {
@@ -99,7 +99,7 @@ export async function requireWorkspace(db: Db, apiKey: string): Promise<Workspac
 /** Issues a new auth token; existing tokens stay valid until revoked. */
 export async function issueToken(db: Db, clock: Clock, apiKey: string): Promise<string> {
   await requireWorkspace(db, apiKey);
-  const token = randomSecret();
+  const token = newAuthToken();
   await store.insertTokenHash(db, apiKey, sha256Hex(token), clock.now());
   return token;
 }
