@@ -32,6 +32,8 @@ export interface Ctx {
   readonly workspace: Workspace;
   readonly requestId: string;
   readonly db: Kysely<Tables>;
+  /** For pure reads only (list and get operations): never waits behind a write (Database.reader). */
+  readonly reader: Kysely<Tables>;
   /**
    * Runs `work` in a write transaction and resolves once it is durable. On SQLite
    * concurrent callers share one commit (group commit); keep only database work inside.
@@ -50,6 +52,7 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     workspace,
     requestId,
     db: services.database.db,
+    reader: services.database.reader,
     write: services.database.write,
     clock: services.clock,
     ids: services.ids,

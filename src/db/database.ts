@@ -3,27 +3,45 @@ import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
+import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
 import { withPreparedStatements } from "./prepared-pool.js";
-import { withStatementCache } from "./statement-cache.js";
+import { registerDirectReads } from "./raw.js";
+import { statementCache, withStatementCache } from "./statement-cache.js";
 import type { Tables } from "./tables.js";
+import { WalSync } from "./wal-sync.js";
 
 export type Dialect = "sqlite" | "postgres";
 
 /** One store, two dialects: the Kysely handle plus what differs between them. */
 export interface Database {
   readonly db: Kysely<Tables>;
+  /**
+   * For pure reads on the request path. On a SQLite file it is a second, query-only
+   * connection: WAL lets it read the last commit while a group commit is still open on
+   * `db`, so a read never queues behind a write. Elsewhere it is `db`.
+   */
+  readonly reader: Kysely<Tables>;
   readonly dialect: Dialect;
   /** The SQLite file's directory (null for memory and PostgreSQL): home of a generated secret. */
   readonly dataDir: string | null;
   /**
-   * A number that moves whenever another connection commits (SQLite `data_version`),
-   * or null where there is no cheap way to know (PostgreSQL).
+   * A number that moves whenever another process commits (SQLite `data_version`), or
+   * null where there is no cheap way to know (PostgreSQL). Read at most once per
+   * event-loop turn: each read is a WAL lock round trip, and a commit that finished
+   * before a request was sent is still seen by it, since requests are read after the
+   * turn's poll returns.
    */
   externalVersion(): number | null;
   /** A write transaction, answered once durable; batched into a group commit on SQLite. */
   write<T>(work: Work<T>): Promise<T>;
+  /**
+   * Resolves once every commit made so far is on disk. On SQLite a group commit is
+   * visible to other statements a moment before its WAL sync; whatever acts on what it
+   * read outside the request (the webhook worker) waits for this first.
+   */
+  durable(): Promise<void>;
   /** Answers whether the database responds. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -51,19 +69,37 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string): Database {
   handle.pragma("journal_mode = WAL");
   handle.pragma("synchronous = FULL");
   handle.pragma("busy_timeout = 5000");
-  // Checkpoint every ~40 MB of WAL instead of ~4 MB: fewer database-file fsyncs on the write path.
+  // Checkpoints run on a thread of their own (checkpointer.ts); this is only the backstop, at ~40 MB of WAL.
   handle.pragma("wal_autocheckpoint = 10000");
-  // Reads go through a 64 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8).
+  // A 16 MiB page cache for the writer; reads go through the reader's memory map.
   handle.pragma("cache_size = -16384");
-  handle.pragma("mmap_size = 67108864");
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
-  const groupCommit = new GroupCommit(db);
+  const readerHandle = inMemory ? null : new Sqlite(file);
+  const reader = readerHandle ? sqliteReader(readerHandle) : db;
+  const walSync = inMemory ? null : new WalSync(`${file}-wal`);
+  const checkpointer = inMemory ? null : startCheckpointer(file);
+  const groupCommit = new GroupCommit(db, walSync && (() => walSync.sync()));
+  // Moves when another connection commits; this process's own writes use the writer, so they do not move it.
+  const dataVersion = handle.prepare("pragma data_version").pluck();
+  let versionThisTurn: number | undefined;
   return {
     db,
+    reader,
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
     write: (work) => groupCommit.run(work),
-    externalVersion: () => handle.pragma("data_version", { simple: true }) as number,
+    durable: async () => {
+      await walSync?.sync();
+    },
+    externalVersion: () => {
+      if (versionThisTurn === undefined) {
+        versionThisTurn = dataVersion.get() as number;
+        setImmediate(() => {
+          versionThisTurn = undefined;
+        });
+      }
+      return versionThisTurn;
+    },
     ping: async () => {
       try {
         handle.prepare("select 1").get();
@@ -72,8 +108,35 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string): Database {
         return false;
       }
     },
-    close: () => db.destroy(),
+    close: async () => {
+      if (readerHandle) {
+        await reader.destroy();
+        // Kysely opens its side lazily and closes only what it opened: a reader never used would stay open.
+        readerHandle.close();
+      }
+      await checkpointer?.stop();
+      await walSync?.close();
+      await db.destroy();
+    },
   };
+}
+
+function sqliteReader(handle: BetterSqlite3.Database): Kysely<Tables> {
+  // A write here would wait on the writer's lock while blocking the event loop: refuse it instead.
+  handle.pragma("query_only = ON");
+  handle.pragma("busy_timeout = 5000");
+  // A 64 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8).
+  handle.pragma("cache_size = -16384");
+  handle.pragma("mmap_size = 67108864");
+  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  // The hottest reads skip Kysely here (raw.ts); they keep statements apart from Kysely's, as pluck is a mode.
+  const rows = statementCache((sql) => handle.prepare(sql));
+  const column = statementCache((sql) => handle.prepare(sql).pluck());
+  registerDirectReads(reader, {
+    rows: (sql, params) => rows(sql).all(...params),
+    column: (sql, params) => column(sql).all(...params),
+  });
+  return reader;
 }
 
 function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Database {
@@ -97,10 +160,13 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
   return {
     db,
+    reader: db,
     dialect: "postgres",
     dataDir: null,
     // Concurrent PostgreSQL transactions already share WAL flushes; each caller gets its own.
     write: (work) => db.transaction().execute(work),
+    // A PostgreSQL commit is flushed before it becomes visible.
+    durable: async () => {},
     externalVersion: () => null,
     ping: async () => {
       try {

@@ -10,11 +10,17 @@ interface Job {
   readonly reject: (reason: unknown) => void;
 }
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 /**
  * Group commit for SQLite (DESIGN §8): write transactions that arrive while the
  * event loop is busy share one database transaction and so one fsync. Each caller's
  * work runs inside its own savepoint, so a failing job is rolled back alone; every
  * caller is answered only after the shared COMMIT is durable.
+ *
+ * With `sync`, the COMMIT itself does not wait for the disk (`synchronous = NORMAL` for
+ * that transaction) and `sync()` makes it durable off the event loop (WalSync). The next
+ * batch is collected and committed while the previous one's sync is still running.
  */
 export class GroupCommit {
   private queue: Job[] = [];
@@ -24,6 +30,7 @@ export class GroupCommit {
 
   constructor(
     private readonly db: Db,
+    private readonly sync: (() => Promise<void>) | null = null,
     private readonly maxJobs = 256,
   ) {}
 
@@ -40,34 +47,63 @@ export class GroupCommit {
 
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, this.maxJobs);
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    let outcomes: Outcome[];
     try {
-      await this.db.transaction().execute(async (trx) => {
-        for (const job of batch) {
-          await sql`savepoint job`.execute(trx);
-          try {
-            outcomes.push({ ok: true, value: await job.work(trx) });
-            await sql`release job`.execute(trx);
-          } catch (error) {
-            await sql`rollback to job`.execute(trx);
-            await sql`release job`.execute(trx);
-            outcomes.push({ ok: false, error });
-          }
-        }
-      });
+      outcomes = await this.commit(batch);
       this.stats.commits += 1;
       this.stats.jobs += batch.length;
-      batch.forEach((job, i) => {
-        const outcome = outcomes[i]!;
-        if (outcome.ok) job.resolve(outcome.value);
-        else job.reject(outcome.error);
-      });
     } catch (error) {
       // The commit itself failed: nothing of the batch is durable, so nobody gets a success.
       for (const job of batch) job.reject(error);
-    } finally {
-      if (this.queue.length > 0) setImmediate(() => void this.flush());
-      else this.scheduled = false;
+      this.next();
+      return;
     }
+    this.next();
+    try {
+      await this.sync?.();
+    } catch (error) {
+      // Committed but not known to be on disk: not acknowledged (docs/decisions.md).
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    batch.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
+  }
+
+  private next(): void {
+    if (this.queue.length > 0) setImmediate(() => void this.flush());
+    else this.scheduled = false;
+  }
+
+  private commit(batch: readonly Job[]): Promise<Outcome[]> {
+    const transaction = (trx: Db) => this.runJobs(trx, batch);
+    if (this.sync === null) return this.db.transaction().execute(transaction);
+    return this.db.connection().execute(async (conn) => {
+      await sql`pragma synchronous = NORMAL`.execute(conn);
+      try {
+        return await conn.transaction().execute(transaction);
+      } finally {
+        await sql`pragma synchronous = FULL`.execute(conn);
+      }
+    });
+  }
+
+  private async runJobs(trx: Db, batch: readonly Job[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const job of batch) {
+      await sql`savepoint job`.execute(trx);
+      try {
+        outcomes.push({ ok: true, value: await job.work(trx) });
+        await sql`release job`.execute(trx);
+      } catch (error) {
+        await sql`rollback to job`.execute(trx);
+        await sql`release job`.execute(trx);
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
   }
 }

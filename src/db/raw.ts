@@ -1,18 +1,52 @@
-import { CompiledQuery, type Kysely, PostgresAdapter } from "kysely";
+import { CompiledQuery, type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
 import type { Tables } from "./tables.js";
+
+/**
+ * A synchronous way to run a read on a connection that only ever reads (the SQLite
+ * reader). Nothing can interleave with a synchronous call, so it skips Kysely's
+ * connection queue and promise chain; `column` reads one column without building row objects.
+ */
+export interface DirectReads {
+  rows(text: string, params: readonly unknown[]): unknown[];
+  column(text: string, params: readonly unknown[]): unknown[];
+}
+
+const direct = new WeakMap<Kysely<Tables>, DirectReads>();
+
+/** Lets `rawRows`/`rawColumn` on `db` run through `reads` (database.ts, for the SQLite reader). */
+export function registerDirectReads(db: Kysely<Tables>, reads: DirectReads): void {
+  direct.set(db, reads);
+}
 
 const numbered = new Map<string, string>();
 
 /**
  * Runs hand-written SQL with `?` placeholders (rewritten to `$1…` on PostgreSQL).
  * Only for the hottest reads, where building and compiling the query each time
- * costs as much as running it (see BENCHMARKS.md); everything else uses the builder.
+ * costs as much as running it (docs/performance.md); everything else uses the builder.
  */
 export async function rawRows<R>(db: Kysely<Tables>, text: string, params: readonly unknown[]): Promise<R[]> {
+  const reads = direct.get(db);
+  if (reads) return reads.rows(text, params) as R[];
+  return (await execute<R>(db, text, params)).rows;
+}
+
+/** As `rawRows` for a query selecting one column: that column's values, in order. */
+export async function rawColumn<T>(
+  db: Kysely<Tables>,
+  text: string,
+  params: readonly unknown[],
+): Promise<T[]> {
+  const reads = direct.get(db);
+  if (reads) return reads.column(text, params) as T[];
+  const rows = (await execute<Record<string, T>>(db, text, params)).rows;
+  const name = rows[0] === undefined ? undefined : Object.keys(rows[0])[0];
+  return name === undefined ? [] : rows.map((row) => row[name] as T);
+}
+
+function execute<R>(db: Kysely<Tables>, text: string, params: readonly unknown[]) {
   const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
-  const query = isPostgres ? toNumbered(text) : text;
-  const result = await db.executeQuery<R>(CompiledQuery.raw(query, [...params]));
-  return result.rows;
+  return db.executeQuery<R>(CompiledQuery.raw(isPostgres ? toNumbered(text) : text, [...params]));
 }
 
 function toNumbered(text: string): string {
@@ -23,4 +57,19 @@ function toNumbered(text: string): string {
     if (numbered.size < 1000) numbered.set(text, out);
   }
   return out;
+}
+
+/**
+ * A row limit written into the SQL text instead of bound. SQLite treats a bound LIMIT
+ * as a planner input, so every new binding re-prepares the statement (about 40 % of a
+ * 20-row page read, measured); a literal keeps one prepared statement per page size.
+ */
+export function literalLimit(rows: number): RawBuilder<number> {
+  return sql.lit(rowLimit(rows));
+}
+
+/** The limit for hand-written SQL text: a non-negative integer, or a programming error. */
+export function rowLimit(rows: number): number {
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`Invalid row limit ${rows}.`);
+  return rows;
 }

@@ -110,7 +110,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   await app.register(async (scope) => {
     scope.addHook("onRequest", async (request) => {
       const workspace = await authenticate(
-        services.database.db,
+        services.database.reader,
         request.headers["x-svc-api-key"],
         request.headers["x-svc-auth-token"],
         authCache,

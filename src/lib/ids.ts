@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomFillSync } from "node:crypto";
 
 /** Generates an id for a new record. */
 export type IdGenerator = () => string;
@@ -14,10 +14,33 @@ const SORTABLE = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwx
  * start with "-", which command lines would take for an option.
  */
 export const randomId: IdGenerator = () => {
-  const bytes = randomBytes(16);
+  const bytes = Buffer.allocUnsafe(16);
+  randomInto(bytes, 6);
   bytes.writeUIntBE(Date.now(), 0, 6);
   return encodeSortable(bytes).slice(1);
 };
+
+const pool = Buffer.alloc(4096);
+let poolOffset = pool.length;
+
+/**
+ * Fills `target` from byte `start` with cryptographically random bytes, drawn from a
+ * pool refilled 4 KiB at a time: one `getrandom` per call cost more than the rest of a
+ * small read request (every request id and record id takes some; node's randomUUID pools alike).
+ */
+export function randomInto(target: Buffer, start = 0): void {
+  const needed = target.length - start;
+  if (needed > pool.length) {
+    randomFillSync(target, start);
+    return;
+  }
+  if (poolOffset + needed > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  pool.copy(target, start, poolOffset, poolOffset + needed);
+  poolOffset += needed;
+}
 
 function encodeSortable(bytes: Buffer): string {
   let out = "";

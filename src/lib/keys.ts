@@ -1,4 +1,4 @@
-import { createHash, hkdfSync, randomBytes } from "node:crypto";
+import { hash, hkdfSync, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.js";
@@ -36,4 +36,4 @@ function fallbackSecret(database: Database): string {
 }
 
 /** SHA-256, hex: how tokens are stored and looked up. */
-export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
+export const sha256Hex = (text: string): string => hash("sha256", text, "hex");

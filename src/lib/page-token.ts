@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash } from "node:crypto";
 import { invalidArgument } from "../errors.js";
+import { randomInto } from "./ids.js";
 
 /**
  * Opaque page tokens (DESIGN §4): AES-256-GCM over the cursor, bound to the workspace
@@ -26,7 +27,8 @@ export class PageTokens {
   constructor(private readonly key: Buffer) {}
 
   seal(workspaceId: string, query: unknown, cursor: Cursor, now: number): string {
-    const iv = randomBytes(IV_BYTES);
+    const iv = Buffer.allocUnsafe(IV_BYTES);
+    randomInto(iv);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     cipher.setAAD(Buffer.from(workspaceId));
     const body: Sealed = { q: queryHash(query), e: now + TTL_MS, c: cursor };

@@ -184,6 +184,9 @@ export class DeliveryWorker {
       this.saturated = this.atLimit();
       return 0;
     }
+    // An event is sent only once the commit that wrote it is on disk (SQLite syncs its WAL
+    // just after the commit becomes visible): a receiver never hears of a lost record.
+    await this.services.database.durable();
     let hooks: Map<string, WorkspaceHook>;
     try {
       hooks = await loadSettings(db, this.services.keys.atRest, [

@@ -61,4 +61,49 @@ describe("group commit [sqlite]", () => {
     await group.run((trx) => trx.insertInto("auth_tokens").values(token(2)).execute());
     expect((await db.selectFrom("auth_tokens").selectAll().execute()).length).toBe(2);
   });
+
+  it("answers a batch only after its sync, and commits the next batch meanwhile", async () => {
+    const { db } = await open();
+    const syncs: (() => void)[] = [];
+    const group = new GroupCommit(
+      db,
+      () => new Promise<void>((resolve) => syncs.push(resolve)),
+    );
+    const answered: number[] = [];
+    const first = group.run((trx) => trx.insertInto("auth_tokens").values(token(1)).execute());
+    void first.then(() => answered.push(1));
+    await until(() => syncs.length === 1);
+    // Committed (other connections see it) but not yet answered: the sync is still running.
+    expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(1);
+    expect(answered).toEqual([]);
+
+    const second = group.run((trx) => trx.insertInto("auth_tokens").values(token(2)).execute());
+    void second.then(() => answered.push(2));
+    await until(() => syncs.length === 2);
+    expect(group.stats.commits).toBe(2);
+    expect(answered).toEqual([]);
+
+    syncs[0]!();
+    await first;
+    expect(answered).toEqual([1]);
+    syncs[1]!();
+    await second;
+    expect(answered).toEqual([1, 2]);
+  });
+
+  it("refuses the whole batch when its sync fails, though the commit stands", async () => {
+    const { db } = await open();
+    const group = new GroupCommit(db, async () => {
+      throw new Error("disk gone");
+    });
+    await expect(
+      group.run((trx) => trx.insertInto("auth_tokens").values(token(1)).execute()),
+    ).rejects.toThrow("disk gone");
+  });
 });
+
+/** Lets the event loop turn until `condition` holds (no timers: each turn is one setImmediate). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1000 && !condition(); turn++) await new Promise((r) => setImmediate(r));
+  expect(condition()).toBe(true);
+}

@@ -86,7 +86,7 @@ export async function getPermissions(
       ]
     : undefined;
   const rows = await store.liveGrantsOfUsers(
-    ctx.db,
+    ctx.reader,
     ctx.workspace.id,
     input.organizationId,
     input.userIds,

@@ -32,7 +32,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
   const page = await store.listActivities(
-    ctx.db,
+    ctx.reader,
     {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,

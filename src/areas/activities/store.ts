@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { rawRows } from "../../db/raw.js";
+import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
 import type { ActivityRow, Tables } from "../../db/tables.js";
 import type { TimeSortKey } from "../../lib/paging.js";
 
@@ -25,24 +25,41 @@ export interface Page {
   readonly next: SortKey | null;
 }
 
+const COLUMNS = [
+  "workspace_id",
+  "organization_id",
+  "id",
+  "document_id",
+  "target_entity_id",
+  "feature_type",
+  "action_type",
+  "user_id",
+  "timestamp",
+  "record",
+] as const satisfies readonly (keyof ActivityRow)[];
+
+const upsertTexts = new Map<number, string>();
+
+/** The upsert of `count` rows. Hand-written: building it with Kysely cost more than SQLite's insert. */
+function upsertText(count: number): string {
+  let text = upsertTexts.get(count);
+  if (text === undefined) {
+    const row = `(${COLUMNS.map(() => "?").join(", ")})`;
+    const replaced = COLUMNS.slice(3).map((c) => `${c} = excluded.${c}`);
+    text =
+      `insert into activities (${COLUMNS.join(", ")}) values ${Array(count).fill(row).join(", ")} ` +
+      `on conflict (workspace_id, organization_id, id) do update set ${replaced.join(", ")}`;
+    upsertTexts.set(count, text);
+  }
+  return text;
+}
+
 /** Inserts or replaces records by (workspace, organization, id): a replaced record keeps nothing. */
 export async function upsertActivities(db: Db, rows: readonly ActivityRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insertInto("activities")
-    .values([...rows])
-    .onConflict((oc) =>
-      oc.columns(["workspace_id", "organization_id", "id"]).doUpdateSet((eb) => ({
-        document_id: eb.ref("excluded.document_id"),
-        target_entity_id: eb.ref("excluded.target_entity_id"),
-        feature_type: eb.ref("excluded.feature_type"),
-        action_type: eb.ref("excluded.action_type"),
-        user_id: eb.ref("excluded.user_id"),
-        timestamp: eb.ref("excluded.timestamp"),
-        record: eb.ref("excluded.record"),
-      })),
-    )
-    .execute();
+  const params: unknown[] = [];
+  for (const row of rows) for (const column of COLUMNS) params.push(row[column]);
+  await rawRows(db, upsertText(rows.length), params);
 }
 
 /**
@@ -57,7 +74,7 @@ export async function listActivities(
   after: SortKey | null,
   limit: number,
 ): Promise<Page> {
-  let text = "select record, timestamp, id from activities where workspace_id = ? and organization_id = ?";
+  let text = "select record from activities where workspace_id = ? and organization_id = ?";
   const params: unknown[] = [filter.workspaceId, filter.organizationId];
   const equal = (column: string, value: string | undefined) => {
     if (value === undefined) return;
@@ -79,16 +96,16 @@ export async function listActivities(
     text += ` and (timestamp, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
     params.push(after[0], after[1]);
   }
-  text += ` order by timestamp ${order}, id ${order} limit ?`;
-  params.push(limit + 1);
-  const rows = await rawRows<Pick<ActivityRow, "record" | "timestamp" | "id">>(db, text, params);
-  const more = rows.length > limit;
-  if (more) rows.length = limit;
-  const last = rows.at(-1);
-  return {
-    records: rows.map((r) => r.record),
-    next: more && last ? [Number(last.timestamp), last.id] : null,
-  };
+  // The limit is part of the text, not bound: see literalLimit.
+  text += ` order by timestamp ${order}, id ${order} limit ${rowLimit(limit + 1)}`;
+  // Only the stored record is read (one column, no row objects): the next page's cursor
+  // comes from the last record itself, whose id and timestamp no update can change.
+  const records = await rawColumn<string>(db, text, params);
+  const more = records.length > limit;
+  if (!more) return { records, next: null };
+  records.length = limit;
+  const last = JSON.parse(records[limit - 1]!) as { id: string; timestamp: number };
+  return { records, next: [last.timestamp, last.id] };
 }
 
 export async function findActivities(

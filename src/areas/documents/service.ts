@@ -101,9 +101,9 @@ export interface DocumentPage {
 export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<DocumentPage> {
   const workspaceId = ctx.workspace.id;
   const { organizationId } = input;
-  await requireOrganization(ctx.db, workspaceId, organizationId);
+  await requireOrganization(ctx.reader, workspaceId, organizationId);
   const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
-  if (folderId && !(await findFolder(ctx.db, workspaceId, organizationId, folderId))) {
+  if (folderId && !(await findFolder(ctx.reader, workspaceId, organizationId, folderId))) {
     throw notFound("Folder not found.");
   }
   const limit = listLimit(input.pageSize);
@@ -113,7 +113,7 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
     ? toCursor(ctx.pageTokens.open(workspaceId, query, pageToken, ctx.clock.now()))
     : null;
   const page = await store.listDocuments(
-    ctx.db,
+    ctx.reader,
     {
       workspaceId,
       organizationId,
@@ -123,7 +123,7 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
     after,
     limit,
   );
-  const placements = await resolvePlacements(ctx.db, workspaceId, organizationId, page.rows);
+  const placements = await resolvePlacements(ctx.reader, workspaceId, organizationId, page.rows);
   return {
     documents: page.rows.map((row) => {
       const placement = placements.get(row.id)!;

@@ -48,7 +48,7 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
   const owner = { apiKey: ws, organizationId: org };
   const levels = (from: number, count: number) =>
     Array.from({ length: Math.max(0, Math.min(count, MAX_STORED_DEPTH - from + 1)) }, (_, i) => from + i);
-  return ctx.db
+  return ctx.reader
     .transaction()
     .setIsolationLevel("repeatable read")
     .execute(async (trx) => {

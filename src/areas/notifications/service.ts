@@ -88,7 +88,7 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   const after = pageToken
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
-  const page = await store.listNotifications(ctx.db, scopeOf(ctx, input), view, order, after, limit);
+  const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, limit);
   return {
     records: page.records,
     pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",

@@ -87,7 +87,7 @@ export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): 
     if (typeof last !== "string") throw invalidArgument("Invalid page token.");
     after = last;
   }
-  const rows = await store.listOrganizations(ctx.db, ctx.workspace.id, {
+  const rows = await store.listOrganizations(ctx.reader, ctx.workspace.id, {
     ids: input.organizationIds,
     after,
     limit,

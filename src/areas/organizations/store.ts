@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { literalLimit } from "../../db/raw.js";
 import type { OrganizationRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -95,6 +96,6 @@ export async function listOrganizations(
   if (filter.after !== null) query = query.where("organization_id", ">", filter.after);
   return query
     .orderBy("organization_id")
-    .limit(filter.limit + 1)
+    .limit(literalLimit(filter.limit + 1))
     .execute();
 }

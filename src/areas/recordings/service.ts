@@ -30,7 +30,7 @@ export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promis
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
   const page = await store.listRecordings(
-    ctx.db,
+    ctx.reader,
     {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { literalLimit } from "../../db/raw.js";
 import type { RecordingRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -97,7 +98,7 @@ export async function listRecordings(
   const rows = await query
     .orderBy("created_at", "desc")
     .orderBy("annotation_id", "desc")
-    .limit(limit + 1)
+    .limit(literalLimit(limit + 1))
     .execute();
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
