@@ -6,8 +6,8 @@ import type pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
-import { withPreparedStatements } from "./prepared-pool.js";
-import { registerDirectReads } from "./raw.js";
+import { statementName, withPreparedStatements } from "./prepared-pool.js";
+import { type DirectReads, registerDirectReads, toNumbered } from "./raw.js";
 import { statementCache, withStatementCache } from "./statement-cache.js";
 import type { Tables } from "./tables.js";
 import { WalSync } from "./wal-sync.js";
@@ -158,6 +158,7 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   // where nothing else listens; the transaction's next statement fails instead.
   pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
+  registerDirectReads(db, postgresReads(pool));
   return {
     db,
     reader: db,
@@ -177,6 +178,24 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
       }
     },
     close: () => db.destroy(),
+  };
+}
+
+/** Reads straight on the pool as named prepared statements (raw.ts), for the hottest queries. */
+function postgresReads(pool: pg.Pool): DirectReads {
+  const names = new Map<string, { name: string; text: string }>();
+  const config = (text: string, values: readonly unknown[]) => {
+    let statement = names.get(text);
+    if (statement === undefined) {
+      statement = { name: statementName(text), text: toNumbered(text) };
+      if (names.size < 1000) names.set(text, statement);
+    }
+    return { ...statement, values: [...values] };
+  };
+  return {
+    rows: async (text, values) => (await pool.query(config(text, values))).rows,
+    column: async (text, values) =>
+      (await pool.query<unknown[]>({ ...config(text, values), rowMode: "array" })).rows.map((row) => row[0]),
   };
 }
 

@@ -28,7 +28,7 @@ export function withPreparedStatements(pool: pg.Pool, perClient = 256): Postgres
             }
             let name = prepared.get(text);
             if (name === undefined && prepared.size < perClient) {
-              name = `q${createHash("sha1").update(text).digest("base64url").slice(0, 16)}`;
+              name = statementName(text);
               prepared.set(text, name);
             }
             return name === undefined
@@ -41,4 +41,9 @@ export function withPreparedStatements(pool: pg.Pool, perClient = 256): Postgres
       return wrapper;
     },
   };
+}
+
+/** The prepared statement's name for a query text: the same in every process and connection. */
+export function statementName(text: string): string {
+  return `q${createHash("sha1").update(text).digest("base64url").slice(0, 16)}`;
 }

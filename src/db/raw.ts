@@ -2,18 +2,19 @@ import { CompiledQuery, type Kysely, PostgresAdapter, type RawBuilder, sql } fro
 import type { Tables } from "./tables.js";
 
 /**
- * A synchronous way to run a read on a connection that only ever reads (the SQLite
- * reader). Nothing can interleave with a synchronous call, so it skips Kysely's
- * connection queue and promise chain; `column` reads one column without building row objects.
+ * A shorter way to run a read outside any transaction, straight on the driver: the SQLite
+ * reader (synchronous, so nothing can interleave and Kysely's connection queue is moot) or
+ * the PostgreSQL pool. It skips Kysely's executor, and `column` reads one column without
+ * building row objects. Texts use `?` placeholders, as here.
  */
 export interface DirectReads {
-  rows(text: string, params: readonly unknown[]): unknown[];
-  column(text: string, params: readonly unknown[]): unknown[];
+  rows(text: string, params: readonly unknown[]): unknown[] | Promise<unknown[]>;
+  column(text: string, params: readonly unknown[]): unknown[] | Promise<unknown[]>;
 }
 
 const direct = new WeakMap<Kysely<Tables>, DirectReads>();
 
-/** Lets `rawRows`/`rawColumn` on `db` run through `reads` (database.ts, for the SQLite reader). */
+/** Lets `rawRows`/`rawColumn` on `db` itself (not its transactions) run through `reads` (database.ts). */
 export function registerDirectReads(db: Kysely<Tables>, reads: DirectReads): void {
   direct.set(db, reads);
 }
@@ -49,7 +50,8 @@ function execute<R>(db: Kysely<Tables>, text: string, params: readonly unknown[]
   return db.executeQuery<R>(CompiledQuery.raw(isPostgres ? toNumbered(text) : text, [...params]));
 }
 
-function toNumbered(text: string): string {
+/** `?` placeholders as PostgreSQL's `$1…`. */
+export function toNumbered(text: string): string {
   let out = numbered.get(text);
   if (out === undefined) {
     let n = 0;

@@ -35,13 +35,7 @@ export async function authenticate(
   const cacheKey = `${apiKey}\u0000${presentedHash}`;
   const cached = cache?.lookup(cacheKey);
   if (cached?.workspace) return cached.workspace;
-  const rows = await db
-    .selectFrom("workspaces")
-    .leftJoin("auth_tokens", "auth_tokens.workspace_id", "workspaces.id")
-    .selectAll("workspaces")
-    .select("auth_tokens.token_hash")
-    .where("workspaces.id", "=", apiKey)
-    .execute();
+  const rows = await store.workspaceWithTokenHashes(db, apiKey);
   if (rows.length === 0) throw new ApiError("PERMISSION_DENIED", AUTH_MESSAGES.unknownKey);
   const presented = Buffer.from(presentedHash, "hex");
   let matched = false;

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Workspace } from "../../context.js";
+import { rawRows } from "../../db/raw.js";
 import type { Tables, WorkspaceRow } from "../../db/tables.js";
 import { noteAuthWrite } from "./auth-cache.js";
 
@@ -13,6 +14,23 @@ export function rowToWorkspace(row: WorkspaceRow): Workspace {
     advancedQueries: row.advanced_queries === 1,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * The workspace with each of its token hashes (one row per token; one row with a null
+ * hash when it has none). Hand-written: every request on PostgreSQL runs it, and building
+ * it with Kysely cost about as much as the round trip.
+ */
+export function workspaceWithTokenHashes(
+  db: Db,
+  id: string,
+): Promise<(WorkspaceRow & { token_hash: string | null })[]> {
+  return rawRows(
+    db,
+    "select w.id, w.name, w.activity_service, w.advanced_queries, w.created_at, t.token_hash " +
+      "from workspaces w left join auth_tokens t on t.workspace_id = w.id where w.id = ?",
+    [id],
+  );
 }
 
 export async function findWorkspace(db: Db, id: string): Promise<Workspace | null> {
