@@ -125,9 +125,9 @@ function sqliteReader(handle: BetterSqlite3.Database): Kysely<Tables> {
   // A write here would wait on the writer's lock while blocking the event loop: refuse it instead.
   handle.pragma("query_only = ON");
   handle.pragma("busy_timeout = 5000");
-  // A 64 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8).
+  // A 32 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8) with the writer's cache.
   handle.pragma("cache_size = -16384");
-  handle.pragma("mmap_size = 67108864");
+  handle.pragma("mmap_size = 33554432");
   const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
   // The hottest reads skip Kysely here (raw.ts); they keep statements apart from Kysely's, as pluck is a mode.
   const rows = statementCache((sql) => handle.prepare(sql));

@@ -52,13 +52,20 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
     .transaction()
     .setIsolationLevel("repeatable read")
     .execute(async (trx) => {
-      if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
       if (input.folderId !== undefined) {
-        const folder = await requireFolder(trx, ws, org, input.folderId);
+        // A folder implies its organization (organizations are never deleted), so the
+        // organization is only looked up to tell which of the two is missing.
+        const folder = await store.findFolder(trx, ws, org, input.folderId);
+        if (!folder) {
+          throw notFound(
+            (await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND,
+          );
+        }
         const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
         const below = await store.listLevels(trx, ws, org, depths, folder.path);
         return { folders: nest([folder], below, owner), oneFolder: true };
       }
+      if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
       if (input.maxDepth === undefined) {
         const all = await store.listAllFolders(trx, ws, org);
         return { folders: all.map((node) => toFolder(node, owner)), oneFolder: false };
