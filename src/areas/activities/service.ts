@@ -115,9 +115,12 @@ export async function updateActivities(
       Object.assign(record, fields);
       results[id] = { success: true, message: "Activity updated." };
     }
-    for (const [id, record] of records) {
-      await store.replaceRecord(trx, ctx.workspace.id, input.organizationId, id, JSON.stringify(record));
-    }
+    await store.replaceRecords(
+      trx,
+      ctx.workspace.id,
+      input.organizationId,
+      [...records].map(([id, record]) => [id, JSON.stringify(record)] as const),
+    );
   });
   return results;
 }

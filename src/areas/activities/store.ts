@@ -124,21 +124,24 @@ export async function findActivities(
     .execute();
 }
 
-export async function replaceRecord(
+/** Sets the stored record of each (id, record) pair in one statement per 500 records. */
+export async function replaceRecords(
   db: Db,
   workspaceId: string,
   organizationId: string,
-  id: string,
-  record: string,
+  records: readonly (readonly [id: string, record: string])[],
 ): Promise<void> {
-  await db
-    .updateTable("activities")
-    .set({ record })
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", id)
-    .execute();
+  for (let i = 0; i < records.length; i += REPLACE_CHUNK) {
+    const chunk = records.slice(i, i + REPLACE_CHUNK);
+    const text =
+      `with v(id, record) as (values ${Array(chunk.length).fill("(?, ?)").join(", ")}) ` +
+      "update activities set record = v.record from v " +
+      "where activities.workspace_id = ? and activities.organization_id = ? and activities.id = v.id";
+    await rawRows(db, text, [...chunk.flat(), workspaceId, organizationId]);
+  }
 }
+
+const REPLACE_CHUNK = 500;
 
 /** Deletes matching records; returns the ids that were deleted. */
 export async function deleteActivities(
