@@ -65,10 +65,7 @@ describe("group commit [sqlite]", () => {
   it("answers a batch only after its sync, and commits the next batch meanwhile", async () => {
     const { db } = await open();
     const syncs: (() => void)[] = [];
-    const group = new GroupCommit(
-      db,
-      () => new Promise<void>((resolve) => syncs.push(resolve)),
-    );
+    const group = new GroupCommit(db, () => new Promise<void>((resolve) => syncs.push(resolve)));
     const answered: number[] = [];
     const first = group.run((trx) => trx.insertInto("auth_tokens").values(token(1)).execute());
     void first.then(() => answered.push(1));

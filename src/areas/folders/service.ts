@@ -57,9 +57,7 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
         // organization is only looked up to tell which of the two is missing.
         const folder = await store.findFolder(trx, ws, org, input.folderId);
         if (!folder) {
-          throw notFound(
-            (await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND,
-          );
+          throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
         }
         const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
         const below = await store.listLevels(trx, ws, org, depths, folder.path);
