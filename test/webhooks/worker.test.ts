@@ -36,7 +36,8 @@ forEachDialect(
       // The slow backlog is older, so it sorts first; the per-workspace cap leaves room for the rest.
       const w = worker({ concurrency: 4, perWorkspace: 2 });
       w.start();
-      await fast.receiver.waitFor(1);
+      // Both claimed at once, so the order of arrival is not fixed; the cap is: two slow, never a third.
+      await Promise.all([fast.receiver.waitFor(1), slow.receiver.waitFor(2)]);
       expect(slow.receiver.received).toHaveLength(2);
       // Stop claiming, then let the two hung attempts answer so the stop completes without aborts.
       const stopping = w.stop(30_000);

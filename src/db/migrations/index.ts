@@ -3,6 +3,7 @@ import * as foundation from "./0001_foundation.js";
 import * as foldersRecordings from "./0002_folders_recordings.js";
 import * as notificationsAccess from "./0003_notifications_access.js";
 import * as webhooks from "./0004_webhooks.js";
+import * as roomForUpdates from "./0005_room_for_updates.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   "0002_folders_recordings": foldersRecordings,
   "0003_notifications_access": notificationsAccess,
   "0004_webhooks": webhooks,
+  "0005_room_for_updates": roomForUpdates,
 };
