@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../src/db/database.js";
 import { scratchDatabase } from "../test/support/databases.js";
+import { explainAll } from "./explain.js";
 import { type LoadResult, load } from "./load.js";
 import { type DialectRun, type Report, type Row, writeReport } from "./report.js";
 import { count, judgeAgainstEcho, pct, valueRow } from "./rows.js";
@@ -19,7 +20,8 @@ import { type BenchServer, startBenchServer } from "./server.js";
 import { FULL, QUICK } from "./sizes.js";
 
 /**
- * `npm run bench [-- --quick] [--dialect sqlite|postgres] [--scenario a,b] [--cpu-prof DIR]`:
+ * `npm run bench [-- --quick] [--dialect sqlite|postgres] [--scenario a,b] [--cpu-prof DIR]`
+ * (`--report-only` rewrites BENCHMARKS.md from bench/results.json; `--explain` writes docs/query-plans.md):
  * per dialect, seeds a scratch database through the real verbs, starts the built server
  * on it, and measures each scenario against it, with the echo route run before each
  * scenario under load and once at the end (ratios are against their median: the shared
@@ -42,9 +44,14 @@ const { values } = parseArgs({
     scenario: { type: "string" },
     "cpu-prof": { type: "string" },
     "report-only": { type: "boolean" },
+    explain: { type: "boolean" },
   },
 });
 const root = resolve(import.meta.dirname, "..");
+if (values.explain) {
+  await explainAll(root, log);
+  process.exit(0);
+}
 if (values["report-only"]) {
   // Rewrites BENCHMARKS.md from the last bench/results.json (after editing bench/limits.md).
   writeReport(JSON.parse(readFileSync(resolve(root, "bench/results.json"), "utf8")) as Report, root);

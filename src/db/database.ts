@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, type Work } from "./group-commit.js";
@@ -50,17 +50,19 @@ export interface Database {
 export interface OpenOptions {
   /** PostgreSQL pool size. */
   readonly poolSize?: number;
+  /** Sees every statement sent, with `?` or `$n` placeholders as sent (query plans: bench/explain.ts). */
+  readonly onQuery?: (sql: string, params: readonly unknown[]) => void;
 }
 
 /** Opens the database named by a `COLLABD_DATABASE_URL` value. */
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   // Each driver is loaded only when used: start-up time is part of DESIGN §8.
   return url.startsWith("sqlite:")
-    ? openSqlite((await import("better-sqlite3")).default, url.slice("sqlite:".length))
+    ? openSqlite((await import("better-sqlite3")).default, url.slice("sqlite:".length), options)
     : openPostgres((await import("pg")).default, url, options);
 }
 
-function openSqlite(Sqlite: typeof BetterSqlite3, path: string): Database {
+function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOptions): Database {
   const inMemory = path === ":memory:" || path === "";
   const file = inMemory ? ":memory:" : resolve(path);
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
@@ -73,9 +75,12 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string): Database {
   handle.pragma("wal_autocheckpoint = 10000");
   // A 16 MiB page cache for the writer; reads go through the reader's memory map.
   handle.pragma("cache_size = -16384");
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  const db = new Kysely<Tables>({
+    dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    log: kyselyLog(options),
+  });
   const readerHandle = inMemory ? null : new Sqlite(file);
-  const reader = readerHandle ? sqliteReader(readerHandle) : db;
+  const reader = readerHandle ? sqliteReader(readerHandle, options) : db;
   const walSync = inMemory ? null : new WalSync(`${file}-wal`);
   const checkpointer = inMemory ? null : startCheckpointer(file);
   const groupCommit = new GroupCommit(db, walSync && (() => walSync.sync()));
@@ -121,21 +126,27 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string): Database {
   };
 }
 
-function sqliteReader(handle: BetterSqlite3.Database): Kysely<Tables> {
+function sqliteReader(handle: BetterSqlite3.Database, options: OpenOptions): Kysely<Tables> {
   // A write here would wait on the writer's lock while blocking the event loop: refuse it instead.
   handle.pragma("query_only = ON");
   handle.pragma("busy_timeout = 5000");
   // A 32 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8) with the writer's cache.
   handle.pragma("cache_size = -16384");
   handle.pragma("mmap_size = 33554432");
-  const reader = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  const reader = new Kysely<Tables>({
+    dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    log: kyselyLog(options),
+  });
   // The hottest reads skip Kysely here (raw.ts); they keep statements apart from Kysely's, as pluck is a mode.
   const rows = statementCache((sql) => handle.prepare(sql));
   const column = statementCache((sql) => handle.prepare(sql).pluck());
-  registerDirectReads(reader, {
-    rows: (sql, params) => rows(sql).all(...params),
-    column: (sql, params) => column(sql).all(...params),
-  });
+  registerDirectReads(
+    reader,
+    observed(options, {
+      rows: (sql, params) => rows(sql).all(...params),
+      column: (sql, params) => column(sql).all(...params),
+    }),
+  );
   return reader;
 }
 
@@ -157,8 +168,11 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   // Nor a checked-out one between statements of a transaction: pg emits that on the client,
   // where nothing else listens; the transaction's next statement fails instead.
   pool.on("connect", (client) => client.on("error", () => {}));
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) });
-  registerDirectReads(db, postgresReads(pool));
+  const db = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    log: kyselyLog(options),
+  });
+  registerDirectReads(db, observed(options, postgresReads(pool)));
   return {
     db,
     reader: db,
@@ -178,6 +192,23 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
       }
     },
     close: () => db.destroy(),
+  };
+}
+
+function kyselyLog(options: OpenOptions) {
+  const { onQuery } = options;
+  if (!onQuery) return undefined;
+  return (event: LogEvent) => {
+    if (event.level === "query") onQuery(event.query.sql, event.query.parameters);
+  };
+}
+
+function observed(options: OpenOptions, reads: DirectReads): DirectReads {
+  const { onQuery } = options;
+  if (!onQuery) return reads;
+  return {
+    rows: (sql, params) => (onQuery(sql, params), reads.rows(sql, params)),
+    column: (sql, params) => (onQuery(sql, params), reads.column(sql, params)),
   };
 }
 
