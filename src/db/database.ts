@@ -207,8 +207,14 @@ function observed(options: OpenOptions, reads: DirectReads): DirectReads {
   const { onQuery } = options;
   if (!onQuery) return reads;
   return {
-    rows: (sql, params) => (onQuery(sql, params), reads.rows(sql, params)),
-    column: (sql, params) => (onQuery(sql, params), reads.column(sql, params)),
+    rows: (sql, params) => {
+      onQuery(sql, params);
+      return reads.rows(sql, params);
+    },
+    column: (sql, params) => {
+      onQuery(sql, params);
+      return reads.column(sql, params);
+    },
   };
 }
 
