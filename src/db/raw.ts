@@ -23,8 +23,9 @@ const numbered = new Map<string, string>();
 
 /**
  * Runs hand-written SQL with `?` placeholders (rewritten to `$1…` on PostgreSQL).
- * Only for the hottest reads, where building and compiling the query each time
+ * Only for the hottest statements, where building and compiling the query each time
  * costs as much as running it (docs/performance.md); everything else uses the builder.
+ * Writes pass their transaction (`trx`), which never takes the direct path.
  */
 export async function rawRows<R>(db: Kysely<Tables>, text: string, params: readonly unknown[]): Promise<R[]> {
   const reads = direct.get(db);
