@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash } from "node:crypto";
+import { createCipheriv, createDecipheriv, hash as digest } from "node:crypto";
 import { invalidArgument } from "../errors.js";
 import { randomInto } from "./ids.js";
 
@@ -72,7 +72,7 @@ const hashes = new WeakMap<object, string>();
 function queryHash(query: unknown): string {
   const cached = typeof query === "object" && query !== null ? hashes.get(query) : undefined;
   if (cached !== undefined) return cached;
-  const hash = createHash("sha256").update(canonicalJson(query)).digest("base64url").slice(0, 22);
+  const hash = digest("sha256", canonicalJson(query), "base64url").slice(0, 22);
   if (typeof query === "object" && query !== null) hashes.set(query, hash);
   return hash;
 }
