@@ -11,13 +11,11 @@ import { getRecordings } from "../src/areas/recordings/service.js";
 import { getDeliveries } from "../src/areas/webhooks/service.js";
 import { loadConfig } from "../src/config.js";
 import { type Ctx, contextFor } from "../src/context.js";
-import { type Dialect, migrate, openDatabase } from "../src/db/database.js";
+import type { Dialect } from "../src/db/database.js";
 import { toNumbered } from "../src/db/raw.js";
 import type { Tables } from "../src/db/tables.js";
 import { ManualClock } from "../src/lib/clock.js";
-import { randomId } from "../src/lib/ids.js";
-import { resolveKeys } from "../src/lib/keys.js";
-import { PageTokens } from "../src/lib/page-token.js";
+import { openServices } from "../src/services.js";
 import { scratchDatabase } from "../test/support/databases.js";
 import { BENCH_CREDS } from "./client.js";
 import { activitiesScenario } from "./scenarios/activities.js";
@@ -141,21 +139,15 @@ export async function explainAll(root: string, log: (message: string) => void): 
         }
       });
       const recorded: { sql: string; params: readonly unknown[] }[] = [];
-      const database = await openDatabase(scratch.url, {
-        onQuery: (s, params) => recorded.push({ sql: s, params }),
-      });
-      try {
-        await migrate(database);
-        const config = loadConfig({ COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: BENCH_SECRET });
-        const keys = resolveKeys(config, database);
-        const services = {
-          config,
-          database,
+      const services = await openServices(
+        loadConfig({ COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: BENCH_SECRET }),
+        {
           clock: new ManualClock(Date.now()),
-          ids: randomId,
-          pageTokens: new PageTokens(keys.pageToken),
-          keys,
-        };
+          database: { onQuery: (s, params) => recorded.push({ sql: s, params }) },
+        },
+      );
+      const { database } = services;
+      try {
         const ctx = contextFor(services, workspaceOf(BENCH_CREDS.apiKey), "explain");
         for (const c of CASES) {
           recorded.length = 0;

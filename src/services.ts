@@ -1,6 +1,6 @@
 import type { Config } from "./config.js";
 import type { Services } from "./context.js";
-import { type Database, migrate, openDatabase } from "./db/database.js";
+import { type Database, migrate, type OpenOptions, openDatabase } from "./db/database.js";
 import { type Clock, systemClock } from "./lib/clock.js";
 import { type IdGenerator, randomId } from "./lib/ids.js";
 import { resolveKeys } from "./lib/keys.js";
@@ -9,11 +9,13 @@ import { PageTokens } from "./lib/page-token.js";
 export interface ServiceOverrides {
   readonly clock?: Clock;
   readonly ids?: IdGenerator;
+  /** How the database is opened (bench/explain.ts records every statement). */
+  readonly database?: OpenOptions;
 }
 
 /** Opens and migrates the database and derives the keys: everything a server or CLI run needs. */
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
-  const database: Database = await openDatabase(config.databaseUrl);
+  const database: Database = await openDatabase(config.databaseUrl, overrides.database);
   try {
     await migrate(database);
     const keys = resolveKeys(config, database);

@@ -7,12 +7,14 @@ import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
 import { statementName, withPreparedStatements } from "./prepared-pool.js";
-import { type DirectReads, registerDirectReads, toNumbered } from "./raw.js";
+import { type DirectReads, LiteralLimitPlugin, registerDirectReads, toNumbered } from "./raw.js";
 import { statementCache, withStatementCache } from "./statement-cache.js";
 import type { Tables } from "./tables.js";
 import { WalSync } from "./wal-sync.js";
 
 export type Dialect = "sqlite" | "postgres";
+
+const literalLimits = new LiteralLimitPlugin();
 
 /** One store, two dialects: the Kysely handle plus what differs between them. */
 export interface Database {
@@ -77,6 +79,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   handle.pragma("cache_size = -16384");
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    plugins: [literalLimits],
     log: kyselyLog(options),
   });
   const readerHandle = inMemory ? null : new Sqlite(file);
@@ -135,6 +138,7 @@ function sqliteReader(handle: BetterSqlite3.Database, options: OpenOptions): Kys
   handle.pragma("mmap_size = 33554432");
   const reader = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    plugins: [literalLimits],
     log: kyselyLog(options),
   });
   // The hottest reads skip Kysely here (raw.ts); they keep statements apart from Kysely's, as pluck is a mode.
@@ -170,6 +174,7 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<Tables>({
     dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    plugins: [literalLimits],
     log: kyselyLog(options),
   });
   registerDirectReads(db, observed(options, postgresReads(pool)));
@@ -220,14 +225,10 @@ function observed(options: OpenOptions, reads: DirectReads): DirectReads {
 
 /** Reads straight on the pool as named prepared statements (raw.ts), for the hottest queries. */
 function postgresReads(pool: pg.Pool): DirectReads {
-  const names = new Map<string, { name: string; text: string }>();
   const config = (text: string, values: readonly unknown[]) => {
-    let statement = names.get(text);
-    if (statement === undefined) {
-      statement = { name: statementName(text), text: toNumbered(text) };
-      if (names.size < 1000) names.set(text, statement);
-    }
-    return { ...statement, values: [...values] };
+    const numbered = toNumbered(text);
+    // Named by the text PostgreSQL sees, as the builder's statements are (prepared-pool.ts).
+    return { name: statementName(numbered), text: numbered, values: [...values] };
   };
   return {
     rows: async (text, values) => (await pool.query(config(text, values))).rows,

@@ -80,15 +80,9 @@ export class GroupCommit {
 
   private commit(batch: readonly Job[]): Promise<Outcome[]> {
     const transaction = (trx: Db) => this.runJobs(trx, batch);
-    if (this.sync === null) return this.db.transaction().execute(transaction);
-    return this.db.connection().execute(async (conn) => {
-      await sql`pragma synchronous = NORMAL`.execute(conn);
-      try {
-        return await conn.transaction().execute(transaction);
-      } finally {
-        await sql`pragma synchronous = FULL`.execute(conn);
-      }
-    });
+    return this.sync === null
+      ? this.db.transaction().execute(transaction)
+      : transactionWithoutCommitSync(this.db, transaction);
   }
 
   private async runJobs(trx: Db, batch: readonly Job[]): Promise<Outcome[]> {
@@ -106,4 +100,23 @@ export class GroupCommit {
     }
     return outcomes;
   }
+}
+
+/**
+ * A SQLite transaction whose COMMIT writes the WAL without waiting for the disk
+ * (`synchronous = NORMAL` for that transaction, the connection's setting restored after).
+ * Either the caller makes it durable itself (a group commit's WAL sync) or losing it to a
+ * power cut is harmless (the webhook worker's bookkeeping).
+ */
+export function transactionWithoutCommitSync<T>(db: Db, work: Work<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
+    const previous = Number(rows[0]?.synchronous ?? 2);
+    await sql`pragma synchronous = NORMAL`.execute(conn);
+    try {
+      return await conn.transaction().execute(work);
+    } finally {
+      await sql.raw(`pragma synchronous = ${previous}`).execute(conn);
+    }
+  });
 }

@@ -43,7 +43,17 @@ export function withPreparedStatements(pool: pg.Pool, perClient = 256): Postgres
   };
 }
 
-/** The prepared statement's name for a query text: the same in every process and connection. */
+const names = new Map<string, string>();
+
+/**
+ * The prepared statement's name for a query text: the same in every process and
+ * connection. Remembered for the first 1000 texts, which every connection shares.
+ */
 export function statementName(text: string): string {
-  return `q${createHash("sha1").update(text).digest("base64url").slice(0, 16)}`;
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `q${createHash("sha1").update(text).digest("base64url").slice(0, 16)}`;
+    if (names.size < 1000) names.set(text, name);
+  }
+  return name;
 }

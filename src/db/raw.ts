@@ -1,4 +1,17 @@
-import { CompiledQuery, type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
+import {
+  CompiledQuery,
+  type Kysely,
+  type KyselyPlugin,
+  type LimitNode,
+  OperationNodeTransformer,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  PostgresAdapter,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+  ValueNode,
+} from "kysely";
 import type { Tables } from "./tables.js";
 
 /**
@@ -63,15 +76,33 @@ export function toNumbered(text: string): string {
 }
 
 /**
- * A row limit written into the SQL text instead of bound. SQLite treats a bound LIMIT
- * as a planner input, so every new binding re-prepares the statement (about 40 % of a
- * 20-row page read, measured); a literal keeps one prepared statement per page size.
+ * Row limits are written into the SQL text instead of bound, for every query built with
+ * Kysely (this plugin, on each instance) and for hand-written text (`rowLimit`). SQLite
+ * treats a bound LIMIT as a planner input, so every new binding re-prepares the statement
+ * (about 40 % of a 20-row page read, measured); a literal keeps one prepared statement per
+ * page size.
  */
-export function literalLimit(rows: number): RawBuilder<number> {
-  return sql.lit(rowLimit(rows));
+export class LiteralLimitPlugin implements KyselyPlugin {
+  private readonly transformer = new LiteralLimits();
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    return this.transformer.transformNode(args.node);
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
 }
 
-/** The limit for hand-written SQL text: a non-negative integer, or a programming error. */
+class LiteralLimits extends OperationNodeTransformer {
+  protected override transformLimit(node: LimitNode): LimitNode {
+    const { limit } = node;
+    if (!ValueNode.is(limit) || limit.immediate || typeof limit.value !== "number") return node;
+    return { ...node, limit: ValueNode.createImmediate(rowLimit(limit.value)) };
+  }
+}
+
+/** The limit for SQL text: a non-negative integer, or a programming error. */
 export function rowLimit(rows: number): number {
   if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`Invalid row limit ${rows}.`);
   return rows;

@@ -1,4 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
+import { transactionWithoutCommitSync } from "../db/group-commit.js";
 import type { Tables } from "../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -26,14 +27,5 @@ export async function bookkeeping<T>(db: Db, work: (trx: Db) => Promise<T>): Pro
       return work(trx);
     });
   }
-  return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(conn);
-    const previous = Number(rows[0]?.synchronous ?? 2);
-    await sql`pragma synchronous = NORMAL`.execute(conn);
-    try {
-      return await conn.transaction().execute(work);
-    } finally {
-      await sql.raw(`pragma synchronous = ${previous}`).execute(conn);
-    }
-  });
+  return transactionWithoutCommitSync(db, work);
 }

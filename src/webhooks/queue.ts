@@ -1,5 +1,4 @@
 import { type Kysely, sql } from "kysely";
-import { literalLimit } from "../db/raw.js";
 import type { Tables, WebhookAttemptRow } from "../db/tables.js";
 import { bookkeeping, isPostgresExecutor } from "./dialect.js";
 import type { Decision } from "./schedule.js";
@@ -49,7 +48,7 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<ClaimedDe
       .where(sql<boolean>`status in ('pending', 'delivering')`)
       .where("next_attempt_at", "<=", request.now)
       .orderBy("next_attempt_at")
-      .limit(literalLimit(request.limit * 4));
+      .limit(request.limit * 4);
     if (saturated.length > 0) query = query.where("workspace_id", "not in", saturated);
     if (isPostgresExecutor(trx)) query = query.forUpdate().skipLocked();
     const candidates = await query.execute();

@@ -22,4 +22,27 @@ describe.each(DIALECTS)("statement hook [%s]", (dialect) => {
       await scratch.drop();
     }
   });
+
+  it("writes a builder query's LIMIT into the text instead of binding it", async () => {
+    const scratch = await scratchDatabase(dialect);
+    const seen: { sql: string; params: readonly unknown[] }[] = [];
+    const database = await openDatabase(scratch.url, {
+      onQuery: (sql, params) => seen.push({ sql, params }),
+    });
+    try {
+      await migrate(database);
+      seen.length = 0;
+      await database.reader
+        .selectFrom("workspaces")
+        .select("id")
+        .where("id", "=", "ws-1")
+        .limit(21)
+        .execute();
+      expect(seen[0]?.sql).toMatch(/ limit 21$/);
+      expect(seen[0]?.params).toEqual(["ws-1"]);
+    } finally {
+      await database.close();
+      await scratch.drop();
+    }
+  });
 });

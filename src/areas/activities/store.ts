@@ -96,7 +96,7 @@ export async function listActivities(
     text += ` and (timestamp, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
     params.push(after[0], after[1]);
   }
-  // The limit is part of the text, not bound: see literalLimit.
+  // The limit is part of the text, not bound: see LiteralLimitPlugin.
   text += ` order by timestamp ${order}, id ${order} limit ${rowLimit(limit + 1)}`;
   // Only the stored record is read (one column, no row objects): the next page's cursor
   // comes from the last record itself, whose id and timestamp no update can change.

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { literalLimit } from "../../db/raw.js";
 import type { DocumentRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -73,7 +72,7 @@ export async function listDocuments(
   const rows = (
     await query
       .orderBy("id")
-      .limit(literalLimit(limit + 1))
+      .limit(limit + 1)
       .execute()
   ).map(normalize);
   const more = rows.length > limit;

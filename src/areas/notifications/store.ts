@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { literalLimit } from "../../db/raw.js";
 import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
 import type { TimeSortKey } from "../../lib/paging.js";
 
@@ -87,7 +86,7 @@ export async function listNotifications(
     rows = await query
       .orderBy("r.timestamp", order)
       .orderBy("r.notification_id", order)
-      .limit(literalLimit(limit + 1))
+      .limit(limit + 1)
       .execute();
   } else {
     let query = db
@@ -103,7 +102,7 @@ export async function listNotifications(
     rows = await query
       .orderBy("timestamp", order)
       .orderBy("id", order)
-      .limit(literalLimit(limit + 1))
+      .limit(limit + 1)
       .execute();
   }
   const more = rows.length > limit;

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { literalLimit } from "../../db/raw.js";
 import type { OrganizationRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -96,6 +95,6 @@ export async function listOrganizations(
   if (filter.after !== null) query = query.where("organization_id", ">", filter.after);
   return query
     .orderBy("organization_id")
-    .limit(literalLimit(filter.limit + 1))
+    .limit(filter.limit + 1)
     .execute();
 }

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { literalLimit } from "../../db/raw.js";
 import type { RecordingRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -98,7 +97,7 @@ export async function listRecordings(
   const rows = await query
     .orderBy("created_at", "desc")
     .orderBy("annotation_id", "desc")
-    .limit(literalLimit(limit + 1))
+    .limit(limit + 1)
     .execute();
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;

@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { literalLimit } from "../../db/raw.js";
 import type { Tables, WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -30,7 +29,7 @@ export async function listDeliveries(
   const rows = await query
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
-    .limit(literalLimit(limit + 1))
+    .limit(limit + 1)
     .execute();
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
