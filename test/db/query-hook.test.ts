@@ -1,37 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { migrate, openDatabase } from "../../src/db/database.js";
+import { type Database, type Dialect, migrate, openDatabase } from "../../src/db/database.js";
 import { rawColumn } from "../../src/db/raw.js";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
 
+type Seen = { sql: string; params: readonly unknown[] }[];
+
+/** A migrated scratch database whose statements after migration are recorded in `seen`. */
+async function withRecorded(dialect: Dialect, work: (database: Database, seen: Seen) => Promise<void>) {
+  const scratch = await scratchDatabase(dialect);
+  const seen: Seen = [];
+  const database = await openDatabase(scratch.url, { onQuery: (sql, params) => seen.push({ sql, params }) });
+  try {
+    await migrate(database);
+    seen.length = 0;
+    await work(database, seen);
+  } finally {
+    await database.close();
+    await scratch.drop();
+  }
+}
+
 describe.each(DIALECTS)("statement hook [%s]", (dialect) => {
-  it("sees builder queries and direct reads, with their parameters", async () => {
-    const scratch = await scratchDatabase(dialect);
-    const seen: { sql: string; params: readonly unknown[] }[] = [];
-    const database = await openDatabase(scratch.url, {
-      onQuery: (sql, params) => seen.push({ sql, params }),
-    });
-    try {
-      await migrate(database);
-      seen.length = 0;
+  it("sees builder queries and direct reads, with their parameters", () =>
+    withRecorded(dialect, async (database, seen) => {
       await database.reader.selectFrom("workspaces").select("id").where("id", "=", "ws-1").execute();
       await rawColumn(database.reader, "select id from workspaces where id = ?", ["ws-2"]);
       expect(seen.map((s) => s.params)).toEqual([["ws-1"], ["ws-2"]]);
       expect(seen[1]?.sql).toBe("select id from workspaces where id = ?");
-    } finally {
-      await database.close();
-      await scratch.drop();
-    }
-  });
+    }));
 
-  it("writes a builder query's LIMIT into the text instead of binding it", async () => {
-    const scratch = await scratchDatabase(dialect);
-    const seen: { sql: string; params: readonly unknown[] }[] = [];
-    const database = await openDatabase(scratch.url, {
-      onQuery: (sql, params) => seen.push({ sql, params }),
-    });
-    try {
-      await migrate(database);
-      seen.length = 0;
+  it("writes a builder query's LIMIT into the text instead of binding it", () =>
+    withRecorded(dialect, async (database, seen) => {
       await database.reader
         .selectFrom("workspaces")
         .select("id")
@@ -40,9 +39,5 @@ describe.each(DIALECTS)("statement hook [%s]", (dialect) => {
         .execute();
       expect(seen[0]?.sql).toMatch(/ limit 21$/);
       expect(seen[0]?.params).toEqual(["ws-1"]);
-    } finally {
-      await database.close();
-      await scratch.drop();
-    }
-  });
+    }));
 });
