@@ -1,25 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Database, migrate, openDatabase } from "../../src/db/database.js";
+import { describe, expect, it } from "vitest";
 import { GroupCommit } from "../../src/db/group-commit.js";
-import { scratchDatabase } from "../support/databases.js";
+import { migratedScratch } from "../support/scratch.js";
 
 const token = (n: number) => ({ workspace_id: "ws", token_hash: `hash-${n}`, created_at: n });
 
 describe("group commit [sqlite]", () => {
-  let database: Database | undefined;
-  let drop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await database?.close();
-    await drop?.();
-  });
-
-  async function open() {
-    const scratch = await scratchDatabase("sqlite");
-    drop = scratch.drop;
-    database = await openDatabase(scratch.url);
-    await migrate(database);
-    return database;
-  }
+  const scratch = migratedScratch("sqlite");
+  const open = async () => (await scratch()).database;
 
   it("answers concurrent writers from one commit, rolling back only the one that failed", async () => {
     const { db } = await open();

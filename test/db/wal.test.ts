@@ -1,10 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { sql } from "kysely";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startCheckpointer } from "../../src/db/checkpointer.js";
-import { type Database, migrate, openDatabase } from "../../src/db/database.js";
+import { migrate, openDatabase } from "../../src/db/database.js";
 import { WalSync } from "../../src/db/wal-sync.js";
 import { scratchDatabase } from "../support/databases.js";
+import { migratedScratch } from "../support/scratch.js";
 
 describe("WAL sync", () => {
   it("coalesces callers: one sync at a time, and callers during it wait for the next", async () => {
@@ -59,20 +60,11 @@ describe("WAL sync", () => {
 });
 
 describe("SQLite file connections [sqlite]", () => {
-  let database: Database | undefined;
-  let drop: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await database?.close();
-    await drop?.();
-  });
-
-  async function open() {
-    const scratch = await scratchDatabase("sqlite");
-    drop = scratch.drop;
-    database = await openDatabase(scratch.url);
-    await migrate(database);
-    return { database, file: scratch.url.slice("sqlite:".length) };
-  }
+  const scratch = migratedScratch("sqlite");
+  const open = async () => {
+    const { database, url } = await scratch();
+    return { database, file: url.slice("sqlite:".length) };
+  };
 
   const token = (n: number) => ({ workspace_id: "ws", token_hash: `hash-${n}`, created_at: n });
 
