@@ -20,6 +20,23 @@ export interface Config {
   readonly logLevel: string;
   /** Registers the bare `/bench/echo` route the benchmark compares against. */
   readonly benchEcho: boolean;
+  /** Connection hygiene (docs/decisions.md, "Transport abuse"): see the README's table. */
+  readonly transport: TransportConfig;
+}
+
+export interface TransportConfig {
+  /** Headers must arrive within this long of the connection's request start. */
+  readonly headersTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this long; 0 is off. */
+  readonly requestTimeoutMs: number;
+  /** A socket with no traffic either way for this long is closed; 0 is off. */
+  readonly socketIdleTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  readonly keepAliveTimeoutMs: number;
+  /** Open connections per client address (IPv6: per /64); 0 is no cap. */
+  readonly maxConnectionsPerAddress: number;
+  /** Failed authentications per minute per client address and per presented key; 0 is off. */
+  readonly authFailuresPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +76,24 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+    transport: loadTransport(env),
+  });
+}
+
+/** Timeouts and caps of the HTTP server (one block, so other variables merge around it). */
+function loadTransport(env: Env): TransportConfig {
+  const headersTimeoutMs = integer(env, "COLLABD_HEADERS_TIMEOUT_MS", 10_000, 1, 600_000);
+  const requestTimeoutMs = integer(env, "COLLABD_REQUEST_TIMEOUT_MS", 30_000, 0, 3_600_000);
+  if (requestTimeoutMs !== 0 && requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError("COLLABD_REQUEST_TIMEOUT_MS must be 0 or at least COLLABD_HEADERS_TIMEOUT_MS.");
+  }
+  return Object.freeze({
+    headersTimeoutMs,
+    requestTimeoutMs,
+    socketIdleTimeoutMs: integer(env, "COLLABD_SOCKET_IDLE_TIMEOUT_MS", 60_000, 0, 3_600_000),
+    keepAliveTimeoutMs: integer(env, "COLLABD_KEEP_ALIVE_TIMEOUT_MS", 72_000, 1, 3_600_000),
+    maxConnectionsPerAddress: integer(env, "COLLABD_MAX_CONNECTIONS_PER_ADDRESS", 256, 0, 1_000_000),
+    authFailuresPerMinute: integer(env, "COLLABD_AUTH_FAILURE_LIMIT_PER_MIN", 600, 0, 1_000_000_000),
   });
 }
 

@@ -1,17 +1,19 @@
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
-import secureJson from "secure-json-parse";
+import { Counter } from "prom-client";
 import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
-import { type Ctx, contextFor, type Services } from "../context.js";
-import { ApiError, invalidArgument } from "../errors.js";
+import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
+import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
+import { bodyUnbounded, registerJsonParser } from "./body.js";
+import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { registerObservability } from "./observability.js";
 import type { Operation, Outcome } from "./operation.js";
 import { allOperations } from "./operations.js";
-import { RateLimited, RateLimiter } from "./rate-limit.js";
+import { AuthFailureLimiter, RateLimited, RateLimiter } from "./rate-limit.js";
 import { Envelope, ErrorBody, Success } from "./schemas.js";
 
 declare module "fastify" {
@@ -42,6 +44,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomId(),
     bodyLimit: config.bodyLimitBytes,
+    ...serverTimeouts(config.transport),
+    clientErrorHandler: clientErrorHandler(config.transport.requestTimeoutMs),
     // Shutting down is answered by our hook below, in the error shape (DESIGN §2).
     return503OnClosing: false,
     ajv: {
@@ -51,7 +55,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     schemaErrorFormatter: (errors) => formatSchemaErrors(errors),
   });
   app.decorateRequest("ctx", null as unknown as Ctx);
-  registerJsonParser(app);
+  registerJsonParser(app, config.bodyLimitBytes);
 
   let ready = false;
   app.addHook("onReady", async () => {
@@ -74,6 +78,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     const { error: apiError, internal } = toApiError(error, config.bodyLimitBytes);
     if (internal) request.log.error({ err: error }, "request failed");
     if (apiError instanceof RateLimited) reply.header("retry-after", String(apiError.retryAfterS));
+    // Refused before its body was read (auth, rate limit): Node would read the rest to keep the
+    // connection; when that rest is unbounded (chunked, or declared huge), close instead.
+    if (!request.raw.complete && bodyUnbounded(request.headers, config.bodyLimitBytes))
+      reply.header("connection", "close");
     return reply.code(apiError.httpStatus).type(JSON_TYPE).send(errorBody(apiError));
   });
 
@@ -88,10 +96,16 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.code(error.httpStatus).type(JSON_TYPE).send(errorBody(error));
   });
 
-  registerObservability(app, services.database, {
+  const registry = registerObservability(app, services.database, {
     defaultMetrics: options.defaultMetrics ?? false,
     isReady: () => ready,
   });
+  const refused = new Counter({
+    name: "collabd_connections_refused_total",
+    help: "Connections closed on accept because their client address already had the maximum open.",
+    registers: [registry],
+  });
+  capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
   await registerOpenApi(app);
 
   if (config.benchEcho) {
@@ -103,18 +117,27 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   }
 
   const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);
+  const failures = new AuthFailureLimiter(config.transport.authFailuresPerMinute, services.clock);
   const authCache = new AuthCache(() => {
     const external = services.database.externalVersion();
     return external === null ? null : `${external}:${localAuthWrites()}`;
   });
   await app.register(async (scope) => {
     scope.addHook("onRequest", async (request) => {
-      const workspace = await authenticate(
-        services.database.reader,
-        request.headers["x-svc-api-key"],
-        request.headers["x-svc-auth-token"],
-        authCache,
-      );
+      const address = addressGroup(request.socket.remoteAddress);
+      failures.admit(address);
+      const apiKey = request.headers["x-svc-api-key"];
+      let workspace: Workspace;
+      try {
+        workspace = await authenticate(
+          services.database.reader,
+          apiKey,
+          request.headers["x-svc-auth-token"],
+          authCache,
+        );
+      } catch (error) {
+        throw isAuthFailure(error) ? failures.failed(address, apiKey, error) : error;
+      }
       limiter.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);
     });
@@ -143,29 +166,14 @@ function registerOperation(scope: FastifyInstance, op: Operation): void {
   );
 }
 
-/**
- * JSON is the only body type. The parser is Fastify's own (secure-json-parse), kept
- * here so that a `__proto__`/`constructor` key gets its own message instead of "not JSON".
- */
-function registerJsonParser(app: FastifyInstance): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    const text = body as string;
-    if (text === "")
-      return done(invalidArgument("The request body must be a JSON object with a data object."));
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" }));
-    } catch (error) {
-      const forbidden = /prototype/.test((error as Error).message);
-      done(
-        invalidArgument(
-          forbidden
-            ? "The request body contains a forbidden key (__proto__ or constructor)."
-            : "The request body is not valid JSON.",
-        ),
-      );
-    }
-  });
+/** A refusal of the credentials themselves (not, say, the database being down). */
+function isAuthFailure(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    (error.status === "INVALID_ARGUMENT" ||
+      error.status === "PERMISSION_DENIED" ||
+      error.status === "UNAUTHENTICATED")
+  );
 }
 
 /** Serializes the success envelope; `rawData` is spliced in as already-serialized JSON. */

@@ -1,0 +1,150 @@
+import { isUtf8 } from "node:buffer";
+import type { IncomingHttpHeaders } from "node:http";
+import type { Readable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import secureJson from "secure-json-parse";
+import { ApiError, invalidArgument } from "../errors.js";
+
+/**
+ * The request body: JSON only, read by us rather than by Fastify's parser so that
+ * - a body over the limit is still read (and dropped) up to twice the limit before the 413
+ *   is sent: a client such as `fetch` that is still sending when the socket closes sees
+ *   EPIPE, never the answer;
+ * - bytes that are not UTF-8 are refused instead of folded to U+FFFD (two different byte
+ *   strings would become the same id);
+ * - numbers JSON.parse turns into ±Infinity (`1e309`) are refused, naming the field, instead
+ *   of being stored as `null`;
+ * - a `__proto__`/`constructor` key gets its own message (secure-json-parse).
+ */
+export function registerJsonParser(app: FastifyInstance, bodyLimit: number): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("application/json", (request, payload, done) => {
+    readBody(payload, request.headers, bodyLimit, (error, body) => {
+      if (error) return done(error, undefined);
+      try {
+        done(null, parseJson(body!));
+      } catch (parseError) {
+        done(parseError as Error, undefined);
+      }
+    });
+  });
+}
+
+export function bodyTooLarge(bodyLimit: number): ApiError {
+  return new ApiError(
+    "RESOURCE_EXHAUSTED",
+    `The request body exceeds the ${bodyLimit}-byte limit.`,
+    undefined,
+    413,
+  );
+}
+
+/** How much of an oversized body is read and dropped before answering 413 anyway. */
+export const drainLimit = (bodyLimit: number) => 2 * bodyLimit;
+
+/**
+ * True when answering now would leave more than `drainLimit` bytes of body unread (or an
+ * unknown amount: chunked): such a connection is closed after the answer rather than read on.
+ */
+export function bodyUnbounded(headers: IncomingHttpHeaders, bodyLimit: number): boolean {
+  const declared = headers["content-length"];
+  if (declared === undefined) return headers["transfer-encoding"] !== undefined;
+  return Number(declared) > drainLimit(bodyLimit);
+}
+
+function readBody(
+  payload: Readable,
+  headers: IncomingHttpHeaders,
+  bodyLimit: number,
+  callback: (error: Error | null, body?: Buffer) => void,
+): void {
+  const declared = Number(headers["content-length"]);
+  // Declared beyond what we are willing to drain: answer at once (the connection is closed).
+  if (declared > drainLimit(bodyLimit)) {
+    callback(bodyTooLarge(bodyLimit));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let over = false;
+  const finish = (error: Error | null) => {
+    payload.removeListener("data", onData);
+    payload.removeListener("end", onEnd);
+    payload.removeListener("error", onError);
+    if (error) callback(error);
+    else callback(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > bodyLimit) {
+      over = true;
+      chunks.length = 0;
+      if (received > drainLimit(bodyLimit)) finish(bodyTooLarge(bodyLimit));
+      return;
+    }
+    chunks.push(chunk);
+  };
+  const onEnd = () => finish(over ? bodyTooLarge(bodyLimit) : null);
+  const onError = (error: Error & { statusCode?: number }) => {
+    if (!(typeof error.statusCode === "number" && error.statusCode >= 400)) error.statusCode = 400;
+    finish(error);
+  };
+  payload.on("data", onData);
+  payload.on("end", onEnd);
+  payload.on("error", onError);
+  payload.resume();
+}
+
+/** Parses a complete body; throws INVALID_ARGUMENT with the reason. */
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw invalidArgument("The request body must be a JSON object with a data object.");
+  if (!isUtf8(body)) throw invalidArgument("The request body is not valid UTF-8.");
+  const text = body.toString("utf8");
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: "error", constructorAction: "error" });
+  } catch (error) {
+    const forbidden = /prototype/.test((error as Error).message);
+    throw invalidArgument(
+      forbidden
+        ? "The request body contains a forbidden key (__proto__ or constructor)."
+        : "The request body is not valid JSON.",
+    );
+  }
+  if (MAY_OVERFLOW.test(text)) {
+    const field = nonFiniteField(value);
+    if (field !== null) {
+      const message = `${field} must be a finite number (at most about 1.8e308 in magnitude).`;
+      throw invalidArgument(message, [{ field, message }]);
+    }
+  }
+  return value;
+}
+
+/**
+ * A number token with an exponent, or with 309+ digits: the only spellings JSON.parse can
+ * turn into ±Infinity. Matching it (rarely, and also inside strings) is what triggers the
+ * walk below, so ordinary bodies pay one regex scan and no walk.
+ */
+const MAY_OVERFLOW = /[:,[]\s*-?(?:\d+(?:\.\d*)?[eE]|\d{309})/;
+
+/** The path (`data.entityData.x`) of the first non-finite number, or null. Iterative: depth is unbounded. */
+function nonFiniteField(root: unknown): string | null {
+  const stack: [unknown, string][] = [[root, ""]];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return path === "" ? "The request body" : path;
+    } else if (Array.isArray(value)) {
+      // Pushed last-first, so the first offending field in the body is the one reported.
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}[${i}]`]);
+    } else if (value !== null && typeof value === "object") {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        stack.push([child, path === "" ? key : `${path}.${key}`]);
+      }
+    }
+  }
+  return null;
+}

@@ -1,0 +1,134 @@
+import { maxHeaderSize, type Server, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { TransportConfig } from "../config.js";
+import { ApiError, invalidArgument } from "../errors.js";
+import { errorBody } from "./errors.js";
+
+/**
+ * Connection hygiene (docs/decisions.md, "Transport abuse"): timeouts so no socket is held
+ * for free, a cap on open connections per client address, and HTTP-level errors (bad
+ * framing, oversized headers, timeouts) answered in the error shape of SPEC §7.
+ */
+
+/** The Fastify server options that bound how long a client may hold a connection. */
+export function serverTimeouts(t: TransportConfig) {
+  return {
+    connectionTimeout: t.socketIdleTimeoutMs,
+    keepAliveTimeout: t.keepAliveTimeoutMs,
+    requestTimeout: t.requestTimeoutMs,
+    http: {
+      headersTimeout: t.headersTimeoutMs,
+      requestTimeout: t.requestTimeoutMs,
+      // Node checks the two timeouts on this period (30 s by default, which would stretch a
+      // 10 s header deadline to 40 s); a sweep over the open connections is cheap.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(t.headersTimeoutMs / 4))),
+    },
+  };
+}
+
+/**
+ * The unit a client is counted by: an IPv4 address (also when IPv4-mapped), or an IPv6
+ * /64, since one host commonly owns a whole /64 and could otherwise rotate addresses.
+ */
+export function addressGroup(address: string | undefined): string {
+  if (address === undefined) return "unknown";
+  if (!address.includes(":")) return address;
+  if (address.startsWith("::ffff:") && address.includes(".")) return address.slice(7);
+  const bare = address.split("%")[0]!.toLowerCase();
+  const [head = "", tail] = bare.split("::");
+  const front = head === "" ? [] : head.split(":");
+  const back = tail === undefined || tail === "" ? [] : tail.split(":");
+  const groups =
+    tail === undefined
+      ? front
+      : [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
+}
+
+/**
+ * Refuses a client address's connections beyond `max` open at once: the excess socket is
+ * destroyed as soon as it is accepted, before a byte of it is parsed. Without this, one
+ * client holding thousands of idle sockets exhausts the process's file descriptors and
+ * every other client gets empty replies. `onRefused` feeds a metric.
+ */
+export function capConnectionsPerAddress(
+  server: Server,
+  max: number,
+  onRefused: () => void = () => {},
+): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  server.on("connection", (socket: Socket) => {
+    const group = addressGroup(socket.remoteAddress);
+    const count = open.get(group) ?? 0;
+    if (count >= max) {
+      onRefused();
+      socket.destroy();
+      return;
+    }
+    open.set(group, count + 1);
+    socket.once("close", () => {
+      const left = (open.get(group) ?? 1) - 1;
+      if (left <= 0) open.delete(group);
+      else open.set(group, left);
+    });
+  });
+}
+
+/** Node's parser errors worth a precise sentence; the rest say "not valid HTTP/1.1". */
+const PARSE_MESSAGES: Record<string, string> = {
+  HPE_UNEXPECTED_CONTENT_LENGTH: "The request must not have both Content-Length and Transfer-Encoding.",
+  HPE_INVALID_CONTENT_LENGTH: "The request has an invalid or repeated Content-Length.",
+  HPE_INVALID_TRANSFER_ENCODING: "The request has an invalid Transfer-Encoding.",
+  HPE_INVALID_CHUNK_SIZE: "The request body has an invalid chunk size.",
+  HPE_INVALID_METHOD: "The request has an invalid method.",
+  HPE_INVALID_URL: "The request has an invalid URL.",
+  HPE_INVALID_HEADER_TOKEN: "The request has an invalid header.",
+};
+
+/** What a client error is answered with, in the error shape (DESIGN §2 codes, HTTP status kept). */
+export function clientErrorAnswer(code: string | undefined, requestTimeoutMs: number): ApiError {
+  switch (code) {
+    case "HPE_HEADER_OVERFLOW":
+      return new ApiError(
+        "RESOURCE_EXHAUSTED",
+        `The request headers exceed the ${maxHeaderSize}-byte limit.`,
+        undefined,
+        431,
+      );
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return new ApiError(
+        "INVALID_ARGUMENT",
+        `The request was not received within ${requestTimeoutMs} ms.`,
+        undefined,
+        408,
+      );
+    default:
+      return invalidArgument(PARSE_MESSAGES[code ?? ""] ?? "The request is not valid HTTP/1.1.");
+  }
+}
+
+/**
+ * Replaces Fastify's clientError handler (whose body is `{"error":"Bad Request",…}`) with one
+ * that answers in SPEC §7's shape, then closes the socket as Node does.
+ */
+export function clientErrorHandler(requestTimeoutMs: number) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    // Never write into the middle of a response already on its way (Node's own rule).
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const answer = clientErrorAnswer(error.code, requestTimeoutMs);
+      const body = errorBody(answer);
+      socket.write(
+        `HTTP/1.1 ${answer.httpStatus} ${STATUS_CODES[answer.httpStatus]}\r\n` +
+          "Content-Type: application/json; charset=utf-8\r\n" +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
