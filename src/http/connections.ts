@@ -80,9 +80,11 @@ export function capConnectionsPerAddress(
 
 /** Node's parser errors worth a precise sentence; the rest say "not valid HTTP/1.1". */
 const PARSE_MESSAGES: Record<string, string> = {
-  HPE_UNEXPECTED_CONTENT_LENGTH: "The request must not have both Content-Length and Transfer-Encoding.",
+  // llhttp reports Content-Length beside Transfer-Encoding under either code, by header order.
+  HPE_UNEXPECTED_CONTENT_LENGTH: "The request has an invalid Content-Length or one beside Transfer-Encoding.",
   HPE_INVALID_CONTENT_LENGTH: "The request has an invalid or repeated Content-Length.",
-  HPE_INVALID_TRANSFER_ENCODING: "The request has an invalid Transfer-Encoding.",
+  HPE_INVALID_TRANSFER_ENCODING:
+    "The request has an invalid Transfer-Encoding or one beside Content-Length (request smuggling).",
   HPE_INVALID_CHUNK_SIZE: "The request body has an invalid chunk size.",
   HPE_INVALID_METHOD: "The request has an invalid method.",
   HPE_INVALID_URL: "The request has an invalid URL.",

@@ -35,11 +35,22 @@ export const IdFilter = (description: string) =>
 
 export const MAX_ITEMS = 1000;
 
+/**
+ * Numeric ranges both dialects store alike (docs/decisions.md, "Transport abuse"): integers
+ * within ±(2^53 − 1), which a JavaScript number holds exactly (a larger one would be rounded
+ * before it reached either database); epoch-millisecond timestamps up to the end of year
+ * 9999; durations up to ten years.
+ */
+export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+export const MAX_TIMESTAMP_MS = 253_402_300_799_999;
+export const MAX_DURATION_MS = 10 * 365.25 * 24 * 3_600_000;
+
 /** The request envelope `{"data": {...}}`. */
 export const Envelope = <T extends TSchema>(data: T) => Closed({ data });
 
 export const PageSize = Type.Integer({
   minimum: 1,
+  maximum: MAX_INTEGER,
   description: "Items per page; default 1000; values above 1000 are treated as 1000.",
 });
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, IdFilter, MAX_ITEMS } from "../../http/schemas.js";
+import { Closed, Id, IdFilter, MAX_ITEMS, MAX_TIMESTAMP_MS } from "../../http/schemas.js";
 
 export const RESOURCE_TYPES = ["organization", "folder", "document"] as const;
 export const ACCESS_ROLES = ["viewer", "editor"] as const;
@@ -21,7 +21,8 @@ export const GrantedResource = Closed(
     expiresAt: Type.Optional(
       Type.Integer({
         minimum: 0,
-        description: "Epoch ms after which the grant no longer counts; in the future.",
+        maximum: MAX_TIMESTAMP_MS,
+        description: "Epoch ms after which the grant no longer counts; in the future; at most year 9999.",
       }),
     ),
   },

@@ -4,6 +4,8 @@ import {
   Id,
   IdFilter,
   ItemResult,
+  MAX_DURATION_MS,
+  MAX_INTEGER,
   MAX_ITEMS,
   PageSize,
   PageToken,
@@ -17,16 +19,24 @@ export const RECORDING_MODES = ["floating", "thread"] as const;
 export const DISPLAY_PATTERN = "^[0-9]{2,}:[0-5][0-9]:[0-5][0-9]$";
 
 export const Attachment = Closed({
-  attachmentId: Type.Integer({ minimum: 0, description: "The attachment's numeric id." }),
+  attachmentId: Type.Integer({
+    minimum: 0,
+    maximum: MAX_INTEGER,
+    description: "The attachment's numeric id.",
+  }),
   url: Type.String({ minLength: 1, maxLength: 4096, description: "Where the file is served." }),
   mimeType: Type.Optional(Type.String({ maxLength: 256 })),
   name: Type.Optional(Text(undefined, 1024)),
   type: Type.Optional(Type.String({ maxLength: 64, description: "File type, e.g. `mp4`." })),
-  size: Type.Optional(Type.Integer({ minimum: 0, description: "Bytes." })),
+  size: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INTEGER, description: "Bytes." })),
 });
 
 export const RecordedTime = Closed({
-  duration: Type.Number({ minimum: 0, description: "Milliseconds; may be fractional." }),
+  duration: Type.Number({
+    minimum: 0,
+    maximum: MAX_DURATION_MS,
+    description: "Milliseconds; may be fractional; at most ten years.",
+  }),
   display: Type.Optional(
     Type.String({ pattern: DISPLAY_PATTERN, description: "`HH:MM:SS`; derived from duration when omitted." }),
   ),
@@ -41,7 +51,11 @@ export const NewRecording = Closed({
   recordedTime: RecordedTime,
   attachments: Type.Optional(Type.Array(Attachment, { maxItems: 100 })),
   latestVersion: Type.Optional(
-    Type.Integer({ minimum: 1, description: "Default: 1 on creation, one more than before on replace." }),
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_INTEGER,
+      description: "Default: 1 on creation, one more than before on replace.",
+    }),
   ),
 });
 
