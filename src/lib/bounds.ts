@@ -25,13 +25,16 @@ export function pageBounds(limits: Limits, pageSize: number | undefined) {
  * characters cannot exceed it in UTF-8, so only larger ones are measured exactly.
  */
 export function checkRecordSize(limits: Limits, record: string, field: string | (() => string)): void {
-  if (record.length * 3 <= limits.maxRecordBytes) return;
+  if (fitsRecord(limits, record)) return;
+  const at = typeof field === "string" ? field : field();
   const bytes = Buffer.byteLength(record);
-  if (bytes <= limits.maxRecordBytes) return;
-  tooLarge(limits, bytes, typeof field === "string" ? field : field());
+  const message = `${at} is ${bytes} bytes as stored JSON; the limit is ${limits.maxRecordBytes}.`;
+  throw invalidArgument(message, [
+    { field: at, message: `Record larger than ${limits.maxRecordBytes} bytes.` },
+  ]);
 }
 
-function tooLarge(limits: Limits, bytes: number, field: string): never {
-  const message = `${field} is ${bytes} bytes as stored JSON; the limit is ${limits.maxRecordBytes}.`;
-  throw invalidArgument(message, [{ field, message: `Record larger than ${limits.maxRecordBytes} bytes.` }]);
+/** Whether a serialized record is within `maxRecordBytes` of UTF-8. */
+export function fitsRecord(limits: Limits, record: string): boolean {
+  return record.length * 3 <= limits.maxRecordBytes || Buffer.byteLength(record) <= limits.maxRecordBytes;
 }
