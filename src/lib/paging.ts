@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { invalidArgument } from "../errors.js";
 
 /** Page size rules of DESIGN §4: default 1000, values above 1000 are treated as 1000. */
@@ -60,6 +61,9 @@ export async function fillPage<R, K>(fill: PageFill<R, K>): Promise<FilledPage<K
     }
     if (rows.length < want) return { records, next: null };
     cursor = fill.key(rows[rows.length - 1]!);
+    // A SQLite read resolves without giving the event loop a turn: let other requests in
+    // between chunks, so a page of large records never holds the loop for its whole length.
+    await yieldToLoop();
   }
 }
 
