@@ -20,6 +20,13 @@ export interface Config {
   readonly logLevel: string;
   /** Registers the bare `/bench/echo` route the benchmark compares against. */
   readonly benchEcho: boolean;
+  // Answer and record bounds (issue #15, RELIABILITY.md "Abuse").
+  /** Largest stored activity, recording or notification, as UTF-8 bytes of its JSON. */
+  readonly maxRecordBytes: number;
+  /** A list page stops filling once its records reach this many characters of JSON. */
+  readonly maxPageBytes: number;
+  /** Readers (`readByUserIds`) one notification may hold. */
+  readonly maxNotificationReaders: number;
   /** Connection hygiene (docs/decisions.md, "Transport abuse"): see the README's table. */
   readonly transport: TransportConfig;
 }
@@ -76,6 +83,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+    // Answer and record bounds (issue #15): one block, README "Limits".
+    ...answerBounds(env),
     transport: loadTransport(env),
   });
 }
@@ -95,6 +104,17 @@ function loadTransport(env: Env): TransportConfig {
     maxConnectionsPerAddress: integer(env, "COLLABD_MAX_CONNECTIONS_PER_ADDRESS", 256, 0, 1_000_000),
     authFailuresPerMinute: integer(env, "COLLABD_AUTH_FAILURE_LIMIT_PER_MIN", 600, 0, 1_000_000_000),
   });
+}
+
+/** Record size, page size and reader-list bounds; a record must fit in a page. */
+function answerBounds(env: Env) {
+  const maxRecordBytes = integer(env, "COLLABD_MAX_RECORD_BYTES", 256 * 1024, 1024, 64 * 1024 * 1024);
+  const maxPageBytes = integer(env, "COLLABD_MAX_PAGE_BYTES", 8 * 1024 * 1024, 1024, 256 * 1024 * 1024);
+  if (maxRecordBytes > maxPageBytes) {
+    throw new ConfigError("COLLABD_MAX_RECORD_BYTES must not exceed COLLABD_MAX_PAGE_BYTES.");
+  }
+  const maxNotificationReaders = integer(env, "COLLABD_MAX_NOTIFICATION_READERS", 10_000, 1, 1_000_000);
+  return { maxRecordBytes, maxPageBytes, maxNotificationReaders };
 }
 
 function optional(env: Env, name: string): string | null {

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { invalidArgument } from "../errors.js";
 
 /** Page size rules of DESIGN §4: default 1000, values above 1000 are treated as 1000. */
@@ -15,4 +16,61 @@ export function toTimeSortKey(cursor: readonly (string | number)[]): TimeSortKey
   const [timestamp, id] = cursor;
   if (typeof timestamp !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
   return [timestamp, id];
+}
+
+/** One filled page: serialized records in order, and the key of the last one when more may follow. */
+export interface FilledPage<K> {
+  readonly records: string[];
+  readonly next: K | null;
+}
+
+export interface PageFill<R, K> {
+  /** Records the client asked for (already capped by listLimit). */
+  readonly limit: number;
+  /** Characters of JSON a page may hold; a page still holds at least one record. */
+  readonly budget: number;
+  /** Rows read per query, so a page of large records is never read at once. */
+  readonly chunkRows: number;
+  readonly after: K | null;
+  /** Reads up to `rows` rows after the key (from the start when null), in list order. */
+  fetch(after: K | null, rows: number): Promise<R[]>;
+  text(row: R): string;
+  key(row: R): K;
+}
+
+/**
+ * Fills one keyset page (issue #15): up to `limit` records, stopping before the record
+ * that would take the page past `budget` characters, reading `chunkRows` rows at a time.
+ * A page whose `limit + 1` rows fit in one chunk costs one query, as before; the only
+ * per-row work is a length check on the already-serialized record.
+ */
+export async function fillPage<R, K>(fill: PageFill<R, K>): Promise<FilledPage<K>> {
+  const records: string[] = [];
+  let size = 0;
+  let cursor = fill.after;
+  for (;;) {
+    const want = Math.min(fill.limit - records.length + 1, fill.chunkRows);
+    const rows = await fill.fetch(cursor, want);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      const text = fill.text(row);
+      const full = records.length === fill.limit || (records.length > 0 && size + text.length > fill.budget);
+      if (full) return { records, next: i > 0 ? fill.key(rows[i - 1]!) : cursor };
+      records.push(text);
+      size += text.length;
+    }
+    if (rows.length < want) return { records, next: null };
+    cursor = fill.key(rows[rows.length - 1]!);
+    // A SQLite read resolves without giving the event loop a turn: let other requests in
+    // between chunks, so a page of large records never holds the loop for its whole length.
+    await yieldToLoop();
+  }
+}
+
+/**
+ * Rows one page query reads: as many records of the largest allowed size as fit in
+ * 32 MiB, and never fewer than 16, so a 20-record page stays one query.
+ */
+export function chunkRows(maxRecordBytes: number): number {
+  return Math.max(16, Math.floor((32 * 1024 * 1024) / maxRecordBytes));
 }

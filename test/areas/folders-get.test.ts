@@ -52,6 +52,7 @@ forEachDialect("folders get", (server) => {
     expect(res.body.result).toEqual({
       status: "success",
       message: "Folders retrieved successfully.",
+      pageToken: "",
       data: [
         {
           folderId: "top",
@@ -165,6 +166,7 @@ forEachDialect("folders get", (server) => {
       status: "success",
       message: "Folders retrieved successfully.",
       data: [],
+      pageToken: "",
     });
   });
 });

@@ -1,7 +1,8 @@
 import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
-import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { toTimeSortKey } from "../../lib/paging.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
@@ -25,9 +26,9 @@ export interface ActivityPage {
 /** Lists activities of one organization, newest first unless `order` is asc (SPEC §4.1, DESIGN §4). */
 export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promise<ActivityPage> {
   const order = input.order ?? "desc";
-  const limit = listLimit(input.pageSize);
+  const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
-  const query = { ...rest, order, pageSize: limit };
+  const query = { ...rest, order, pageSize: bounds.limit };
   const after = pageToken
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
@@ -41,7 +42,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
     },
     order,
     after,
-    limit,
+    bounds,
   );
   return {
     records: page.records,
@@ -69,9 +70,10 @@ export async function addActivities(
     }
   });
   const timestamp = ctx.clock.now();
-  const rows = input.activities.map((activity): ActivityRow => {
+  const rows = input.activities.map((activity, index): ActivityRow => {
     const id = activity.id ?? ctx.ids();
-    const record = publicRecord(ctx, input, activity, id, timestamp);
+    const record = JSON.stringify(publicRecord(ctx, input, activity, id, timestamp));
+    checkRecordSize(ctx.config, record, `data.activities[${index}]`);
     return {
       workspace_id: ctx.workspace.id,
       organization_id: input.organizationId,
@@ -82,7 +84,7 @@ export async function addActivities(
       action_type: activity.actionType,
       user_id: activity.actionUser.userId,
       timestamp,
-      record: JSON.stringify(record),
+      record,
     };
   });
   // An id given twice in one request: the later activity replaces the earlier, as across requests
@@ -115,12 +117,10 @@ export async function updateActivities(
       Object.assign(record, fields);
       results[id] = { success: true, message: "Activity updated." };
     }
-    await store.replaceRecords(
-      trx,
-      ctx.workspace.id,
-      input.organizationId,
-      [...records].map(([id, record]) => [id, JSON.stringify(record)] as const),
-    );
+    const texts = [...records].map(([id, record]) => [id, JSON.stringify(record)] as const);
+    // A merge that makes a record too large refuses the request: nothing is written.
+    for (const [id, text] of texts) checkRecordSize(ctx.config, text, () => fieldOf(input.activities, id));
+    await store.replaceRecords(trx, ctx.workspace.id, input.organizationId, texts);
   });
   return results;
 }
@@ -184,6 +184,11 @@ function publicRecord(
     },
     timestamp,
   };
+}
+
+/** `data.activities[i]` of the last patch of `id`, which made its record what it is. */
+function fieldOf(patches: readonly { id: string }[], id: string): string {
+  return `data.activities[${patches.findLastIndex((patch) => patch.id === id)}]`;
 }
 
 /** Copies the named keys that are present, so absent filters stay absent. */

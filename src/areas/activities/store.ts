@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
 import type { ActivityRow, Tables } from "../../db/tables.js";
-import type { TimeSortKey } from "../../lib/paging.js";
+import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
 type Db = Kysely<Tables>;
 
@@ -18,12 +18,8 @@ export interface ActivityFilter {
 
 export type SortKey = TimeSortKey;
 
-export interface Page {
-  /** Serialized public records, in order. */
-  readonly records: string[];
-  /** Sort key of the last record when another page may follow. */
-  readonly next: SortKey | null;
-}
+/** Serialized public records in order, and the sort key of the last when another page may follow. */
+export type Page = FilledPage<SortKey>;
 
 const COLUMNS = [
   "workspace_id",
@@ -62,6 +58,13 @@ export async function upsertActivities(db: Db, rows: readonly ActivityRow[]): Pr
   await rawRows(db, upsertText(rows.length), params);
 }
 
+/** How a page is bounded: records, characters of JSON, rows per query (lib/paging.ts). */
+export interface PageBounds {
+  readonly limit: number;
+  readonly budget: number;
+  readonly chunkRows: number;
+}
+
 /**
  * One keyset page in (timestamp, id) order: the filters pick the index
  * (document, target entity or organization), the cursor starts the range scan.
@@ -72,7 +75,7 @@ export async function listActivities(
   filter: ActivityFilter,
   order: "asc" | "desc",
   after: SortKey | null,
-  limit: number,
+  bounds: PageBounds,
 ): Promise<Page> {
   let text = "select record from activities where workspace_id = ? and organization_id = ?";
   const params: unknown[] = [filter.workspaceId, filter.organizationId];
@@ -92,20 +95,26 @@ export async function listActivities(
   anyOf("feature_type", filter.featureTypes);
   anyOf("action_type", filter.actionTypes);
   anyOf("id", filter.ids);
-  if (after) {
-    text += ` and (timestamp, id) ${order === "asc" ? ">" : "<"} (?, ?)`;
-    params.push(after[0], after[1]);
-  }
-  // The limit is part of the text, not bound: see LiteralLimitPlugin.
-  text += ` order by timestamp ${order}, id ${order} limit ${rowLimit(limit + 1)}`;
-  // Only the stored record is read (one column, no row objects): the next page's cursor
-  // comes from the last record itself, whose id and timestamp no update can change.
-  const records = await rawColumn<string>(db, text, params);
-  const more = records.length > limit;
-  if (!more) return { records, next: null };
-  records.length = limit;
-  const last = JSON.parse(records[limit - 1]!) as { id: string; timestamp: number };
-  return { records, next: [last.timestamp, last.id] };
+  const base = text;
+  const sortBy = `order by timestamp ${order}, id ${order}`;
+  const cmp = order === "asc" ? ">" : "<";
+  return fillPage<string, SortKey>({
+    ...bounds,
+    after,
+    fetch: (from, rows) => {
+      // The limit is part of the text, not bound: see LiteralLimitPlugin.
+      const tail = ` ${sortBy} limit ${rowLimit(rows)}`;
+      if (!from) return rawColumn<string>(db, base + tail, params);
+      return rawColumn<string>(db, `${base} and (timestamp, id) ${cmp} (?, ?)${tail}`, [...params, ...from]);
+    },
+    text: (record) => record,
+    // Only the stored record is read (one column, no row objects): a cursor comes from
+    // the record itself, whose id and timestamp no update can change.
+    key: (record) => {
+      const { timestamp, id } = JSON.parse(record) as { id: string; timestamp: number };
+      return [timestamp, id];
+    },
+  });
 }
 
 export async function findActivities(

@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
 import { deleteFolder, updateFolder } from "./changes.js";
+import { MAX_NESTED_FOLDERS } from "./listing.js";
 import {
   AddFoldersV1,
   AddFoldersV2,
@@ -25,16 +26,22 @@ export const folderOperations = [
     summary: "Get folders",
     description:
       "With `folderId`: that folder with `subFolders` nested `maxDepth` levels (default 1, 0 allowed). Without: " +
-      "every folder of the organization flat, parents first; with `maxDepth` also given, the top-level folders " +
-      `nested. \`subFolders\` appears only when non-empty. ${NEEDS}`,
+      "every folder of the organization flat, parents first, paged (extension: `pageSize`, `pageToken`; a " +
+      'page holds at most 1000 folders and COLLABD_MAX_PAGE_BYTES characters, `result.pageToken` is `""` ' +
+      "on the last page); with `maxDepth` also given, the top-level folders nested. A nested answer holds at " +
+      `most ${MAX_NESTED_FOLDERS} folders and COLLABD_MAX_PAGE_BYTES characters, else INVALID_ARGUMENT naming ` +
+      `\`data.maxDepth\` (or \`data.folderId\`). \`subFolders\` appears only when non-empty. ${NEEDS}`,
     data: GetFolders,
     result: Type.Array(FolderRecord),
+    list: true,
     handle: async (ctx, data) => {
       const listing = await getFolders(ctx, data);
-      return {
-        message: listing.oneFolder ? "Folder(s) retrieved successfully." : "Folders retrieved successfully.",
-        data: listing.folders,
-      };
+      const message = listing.oneFolder
+        ? "Folder(s) retrieved successfully."
+        : "Folders retrieved successfully.";
+      return listing.records
+        ? { message, data: null, rawData: `[${listing.records.join(",")}]`, pageToken: listing.pageToken }
+        : { message, data: listing.folders, pageToken: listing.pageToken };
     },
   }),
   operation({

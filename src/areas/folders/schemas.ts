@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, MAX_ITEMS } from "../../http/schemas.js";
+import { Closed, Id, MAX_ITEMS, PageSize, PageToken } from "../../http/schemas.js";
 import { Name } from "../organizations/schemas.js";
 import { ACCESS_TYPES, MAX_FOLDER_DEPTH } from "./paths.js";
 
@@ -48,6 +48,16 @@ export const GetFolders = Closed({
         "Levels of subFolders to nest; default 1 with folderId. Without folderId: nest top-level folders.",
     }),
   ),
+  pageSize: Type.Optional({
+    ...PageSize,
+    description:
+      "Extension, flat listing only (no folderId, no maxDepth): folders per page; default 1000; values " +
+      "above 1000 are treated as 1000. A page also stops at COLLABD_MAX_PAGE_BYTES characters.",
+  }),
+  pageToken: Type.Optional({
+    ...PageToken,
+    description: "Extension, flat listing only: `result.pageToken` of the previous page.",
+  }),
 });
 
 export const UpdateFolder = Closed({

@@ -4,9 +4,10 @@ import type { Tables } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { findOrganization, lockOrganization } from "../organizations/store.js";
+import { boundedNest, flatPage, MAX_NESTED_FOLDERS } from "./listing.js";
 import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
 import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
-import { type Folder, nest, toFolder } from "./records.js";
+import type { Folder } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -31,27 +32,36 @@ export async function requireFolder(
 }
 
 export interface FolderListing {
-  readonly folders: Folder[];
+  /** Nested answers: folders as objects. */
+  readonly folders?: Folder[];
+  /** The flat listing: serialized folders of one page. */
+  readonly records?: string[];
+  /** `""` unless the flat listing has more pages. */
+  readonly pageToken: string;
   /** Whether one folder was asked for, which has its own success message. */
   readonly oneFolder: boolean;
 }
 
 /**
  * Reads the tree (SPEC §4.5, DESIGN §5): one folder nested `maxDepth` levels (default 1);
- * without folderId, every folder flat, or the top-level folders nested when `maxDepth`
- * is given. All reads share one snapshot, so a concurrent move is seen whole or not at all.
+ * without folderId, every folder flat (paged, listing.ts), or the top-level folders nested
+ * when `maxDepth` is given. All reads share one snapshot, so a concurrent move is seen whole
+ * or not at all; every answer is bounded (listing.ts).
  */
 export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<FolderListing> {
   requireAdvancedQueries(ctx);
+  const flat = input.folderId === undefined && input.maxDepth === undefined;
+  if (!flat) refusePaging(input);
   const ws = ctx.workspace.id;
   const org = input.organizationId;
   const owner = { apiKey: ws, organizationId: org };
   const levels = (from: number, count: number) =>
     Array.from({ length: Math.max(0, Math.min(count, MAX_STORED_DEPTH - from + 1)) }, (_, i) => from + i);
+  const cap = MAX_NESTED_FOLDERS + 1;
   return ctx.reader
     .transaction()
     .setIsolationLevel("repeatable read")
-    .execute(async (trx) => {
+    .execute(async (trx): Promise<FolderListing> => {
       if (input.folderId !== undefined) {
         // A folder implies its organization (organizations are never deleted), so the
         // organization is only looked up to tell which of the two is missing.
@@ -60,25 +70,36 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
           throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
         }
         const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
-        const below = await store.listLevels(trx, ws, org, depths, folder.path);
-        return { folders: nest([folder], below, owner), oneFolder: true };
+        const below = await store.listLevels(trx, ws, org, depths, folder.path, cap - 1);
+        const field = input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
+        return {
+          folders: await boundedNest(ctx, [folder], below, owner, field),
+          pageToken: "",
+          oneFolder: true,
+        };
       }
       if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
       if (input.maxDepth === undefined) {
-        const all = await store.listAllFolders(trx, ws, org);
-        return { folders: all.map((node) => toFolder(node, owner)), oneFolder: false };
+        return { ...(await flatPage(ctx, trx, input, owner)), oneFolder: false };
       }
-      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth + 1));
+      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth + 1), undefined, cap);
       const tops = rows.filter((node) => node.depth === 0);
+      const below = rows.filter((node) => node.depth > 0);
       return {
-        folders: nest(
-          tops,
-          rows.filter((node) => node.depth > 0),
-          owner,
-        ),
+        folders: await boundedNest(ctx, tops, below, owner, "data.maxDepth"),
+        pageToken: "",
         oneFolder: false,
       };
     });
+}
+
+/** Paging is for the flat listing; a nested answer is bounded instead (listing.ts). */
+function refusePaging(input: GetFoldersInput): void {
+  for (const key of ["pageSize", "pageToken"] as const) {
+    if (input[key] === undefined) continue;
+    const field = `data.${key}`;
+    throw invalidField(field, `${field} applies only to the flat listing (no folderId, no maxDepth).`);
+  }
 }
 
 /**

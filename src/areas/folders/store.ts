@@ -110,14 +110,20 @@ export async function findFolders(
   return found;
 }
 
-/** Every folder of the organization in path order: parents first, siblings by creation. */
-export async function listAllFolders(
+/**
+ * Up to `rows` folders of the organization after `afterPath` (from the start when null)
+ * in path order: parents first, siblings by creation. One range on the path index.
+ */
+export async function listFoldersAfter(
   db: Db,
   workspaceId: string,
   organizationId: string,
+  afterPath: string | null,
+  rows: number,
 ): Promise<FolderNode[]> {
-  const rows = await scope(db, workspaceId, organizationId).orderBy("path").execute();
-  return rows.map(rowToNode);
+  let query = scope(db, workspaceId, organizationId);
+  if (afterPath !== null) query = query.where("path", ">", afterPath);
+  return (await query.orderBy("path").limit(rows).execute()).map(rowToNode);
 }
 
 /**
@@ -125,13 +131,15 @@ export async function listAllFolders(
  * order. Each depth is its own branch on the (depth, path) index, equality then range,
  * so the cost follows the rows returned, not the size of the organization or of the
  * levels below; one `depth IN (…)` lets PostgreSQL prefer the path index and filter.
+ * At most `limit` rows (any of them: a caller asks for one more than it accepts).
  */
 export async function listLevels(
   db: Db,
   workspaceId: string,
   organizationId: string,
   depths: readonly number[],
-  under?: string,
+  under: string | undefined,
+  limit: number,
 ): Promise<FolderNode[]> {
   const level = (depth: number) => {
     const query = scope(db, workspaceId, organizationId).where("depth", "=", depth);
@@ -141,7 +149,10 @@ export async function listLevels(
   };
   const [first, ...rest] = depths;
   if (first === undefined) return [];
-  const rows = await rest.reduce((query, depth) => query.unionAll(level(depth)), level(first)).execute();
+  const rows = await rest
+    .reduce((query, depth) => query.unionAll(level(depth)), level(first))
+    .limit(limit)
+    .execute();
   return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

@@ -1,7 +1,8 @@
 import type { Ctx } from "../../context.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { toTimeSortKey } from "../../lib/paging.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
@@ -49,7 +50,9 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
   };
   const base = { workspace_id: ctx.workspace.id, organization_id: organizationId };
   const where = { document_id: documentId ?? null, location_id: locationId ?? null };
-  const row: NotificationRow = { ...base, id, ...where, timestamp: now, record: JSON.stringify(record) };
+  const text = JSON.stringify(record);
+  checkRecordSize(ctx.config, text, "data");
+  const row: NotificationRow = { ...base, id, ...where, timestamp: now, record: text };
   const recipientRows = recipients.map(
     (user): NotificationRecipientRow => ({
       ...base,
@@ -81,14 +84,14 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   if (input.unreadOnly === true) requireUserFor("data.unreadOnly", input);
   if (input.forYou === true) requireUserFor("data.forYou", input);
   const order = input.order ?? "desc";
-  const limit = listLimit(input.pageSize);
+  const bounds = pageBounds(ctx.config, input.pageSize);
   const view: store.UserView = input.unreadOnly ? "unread" : input.forYou ? "forYou" : "all";
   const { pageToken, ...rest } = input;
-  const query = { ...rest, order, pageSize: limit };
+  const query = { ...rest, order, pageSize: bounds.limit };
   const after = pageToken
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
-  const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, limit);
+  const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, bounds);
   return {
     records: page.records,
     pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",

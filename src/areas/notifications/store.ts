@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
-import type { TimeSortKey } from "../../lib/paging.js";
+import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
 type Db = Kysely<Tables>;
 
@@ -19,12 +19,8 @@ export type UserView = "all" | "unread" | "forYou";
 
 export type SortKey = TimeSortKey;
 
-export interface Page {
-  /** Serialized public records, in order. */
-  readonly records: string[];
-  /** Sort key of the last record when another page may follow. */
-  readonly next: SortKey | null;
-}
+/** Serialized public records in order, and the sort key of the last when another page may follow. */
+export type Page = FilledPage<SortKey>;
 
 /** Rows are written in chunks so that no statement exceeds either dialect's parameter limit. */
 const CHUNK = 500;
@@ -45,6 +41,12 @@ export async function replaceNotification(
     await db.insertInto("notification_recipients").values(part).execute();
 }
 
+interface ListedRow {
+  readonly record: string;
+  readonly timestamp: number;
+  readonly id: string;
+}
+
 /**
  * One keyset page in (timestamp, id) order. With a user the walk runs over that user's
  * recipient rows (one index range per view) and joins the record; otherwise over the
@@ -56,62 +58,53 @@ export async function listNotifications(
   view: UserView,
   order: "asc" | "desc",
   after: SortKey | null,
-  limit: number,
+  bounds: { limit: number; budget: number; chunkRows: number },
 ): Promise<Page> {
   const dir = order === "asc" ? ">" : "<";
-  let rows: { record: string; timestamp: number; id: string }[];
-  if (scope.userId !== undefined) {
-    let query = db
-      .selectFrom("notification_recipients as r")
-      .innerJoin("notifications as n", (join) =>
-        join
-          .onRef("n.workspace_id", "=", "r.workspace_id")
-          .onRef("n.organization_id", "=", "r.organization_id")
-          .onRef("n.id", "=", "r.notification_id"),
-      )
-      .select(["n.record as record", "r.timestamp as timestamp", "r.notification_id as id"])
-      .where("r.workspace_id", "=", scope.workspaceId)
-      .where("r.organization_id", "=", scope.organizationId)
-      .where("r.user_id", "=", scope.userId);
-    if (view === "unread") query = query.where("r.is_read", "=", 0);
-    if (view === "forYou") query = query.where("r.in_for_you", "=", 1);
-    if (scope.documentId !== undefined) query = query.where("r.document_id", "=", scope.documentId);
-    if (scope.locationId !== undefined) query = query.where("r.location_id", "=", scope.locationId);
-    if (scope.ids) query = query.where("r.notification_id", "in", [...scope.ids]);
-    if (after) {
-      query = query.where((eb) =>
-        eb(eb.refTuple("r.timestamp", "r.notification_id"), dir, eb.tuple(after[0], after[1])),
-      );
+  const fetch = (after: SortKey | null, rows: number): Promise<ListedRow[]> => {
+    if (scope.userId !== undefined) {
+      let query = db
+        .selectFrom("notification_recipients as r")
+        .innerJoin("notifications as n", (join) =>
+          join
+            .onRef("n.workspace_id", "=", "r.workspace_id")
+            .onRef("n.organization_id", "=", "r.organization_id")
+            .onRef("n.id", "=", "r.notification_id"),
+        )
+        .select(["n.record as record", "r.timestamp as timestamp", "r.notification_id as id"])
+        .where("r.workspace_id", "=", scope.workspaceId)
+        .where("r.organization_id", "=", scope.organizationId)
+        .where("r.user_id", "=", scope.userId);
+      if (view === "unread") query = query.where("r.is_read", "=", 0);
+      if (view === "forYou") query = query.where("r.in_for_you", "=", 1);
+      if (scope.documentId !== undefined) query = query.where("r.document_id", "=", scope.documentId);
+      if (scope.locationId !== undefined) query = query.where("r.location_id", "=", scope.locationId);
+      if (scope.ids) query = query.where("r.notification_id", "in", [...scope.ids]);
+      if (after) {
+        query = query.where((eb) =>
+          eb(eb.refTuple("r.timestamp", "r.notification_id"), dir, eb.tuple(after[0], after[1])),
+        );
+      }
+      return query.orderBy("r.timestamp", order).orderBy("r.notification_id", order).limit(rows).execute();
     }
-    rows = await query
-      .orderBy("r.timestamp", order)
-      .orderBy("r.notification_id", order)
-      .limit(limit + 1)
-      .execute();
-  } else {
-    let query = db
+    let all = db
       .selectFrom("notifications")
       .select(["record", "timestamp", "id"])
       .where("workspace_id", "=", scope.workspaceId)
       .where("organization_id", "=", scope.organizationId);
-    if (scope.documentId !== undefined) query = query.where("document_id", "=", scope.documentId);
-    if (scope.locationId !== undefined) query = query.where("location_id", "=", scope.locationId);
-    if (scope.ids) query = query.where("id", "in", [...scope.ids]);
-    if (after)
-      query = query.where((eb) => eb(eb.refTuple("timestamp", "id"), dir, eb.tuple(after[0], after[1])));
-    rows = await query
-      .orderBy("timestamp", order)
-      .orderBy("id", order)
-      .limit(limit + 1)
-      .execute();
-  }
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
-  return {
-    records: page.map((r) => r.record),
-    next: more && last ? [Number(last.timestamp), last.id] : null,
+    if (scope.documentId !== undefined) all = all.where("document_id", "=", scope.documentId);
+    if (scope.locationId !== undefined) all = all.where("location_id", "=", scope.locationId);
+    if (scope.ids) all = all.where("id", "in", [...scope.ids]);
+    if (after) all = all.where((eb) => eb(eb.refTuple("timestamp", "id"), dir, eb.tuple(after[0], after[1])));
+    return all.orderBy("timestamp", order).orderBy("id", order).limit(rows).execute();
   };
+  return fillPage({
+    ...bounds,
+    after,
+    fetch,
+    text: (row) => row.record,
+    key: (row): SortKey => [Number(row.timestamp), row.id],
+  });
 }
 
 export async function findNotifications(

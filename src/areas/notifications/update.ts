@@ -1,6 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { NotificationRow } from "../../db/tables.js";
-import type { ErrorDetail } from "../../errors.js";
+import { type ErrorDetail, invalidArgument } from "../../errors.js";
+import { fitsRecord } from "../../lib/bounds.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { type NotificationRecord, parseRecord } from "./record.js";
 import type { NotificationPatchInput, UpdateNotificationsInput } from "./schemas.js";
@@ -36,11 +37,13 @@ export async function updateNotifications(
     ? input.notifications
     : [input.notifications];
   const pathOf = (index: number) => (many ? `data.notifications[${index}]` : "data.notifications");
+  refuseRepeatedIds(patches);
+  const { maxNotificationReaders } = ctx.config;
   const now = ctx.clock.now();
   const workspaceId = ctx.workspace.id;
   const { organizationId } = input;
   return ctx.write(async (trx) => {
-    const ids = [...new Set(patches.map((p) => p.id))];
+    const ids = patches.map((p) => p.id);
     const rows = await store.findNotifications(trx, workspaceId, organizationId, ids);
     const found = new Map(rows.map((row) => [row.id, { row, record: parseRecord(row.record) }]));
     const allowed =
@@ -56,7 +59,7 @@ export async function updateNotifications(
         : null;
 
     const results: Record<string, ItemOutcome> = {};
-    const changed = new Map<string, { row: NotificationRow; record: NotificationRecord }>();
+    const changed = new Map<string, { row: NotificationRow; text: string }>();
     const marks = new Map<string, ReadMark>();
     patches.forEach((patch, index) => {
       const entry = found.get(patch.id);
@@ -65,17 +68,30 @@ export async function updateNotifications(
         return;
       }
       const { id, readByUserIds, persistReadForUsers, ...content } = patch;
-      Object.assign(entry.record, content);
       let details: ErrorDetail[] | undefined;
+      let readers = entry.record.readByUserIds;
+      let kept: string[] = [];
       if (readByUserIds) {
-        const kept = allowed ? readByUserIds.filter((u) => allowed.has(u)) : readByUserIds;
+        kept = allowed ? readByUserIds.filter((u) => allowed.has(u)) : readByUserIds;
         const dropped = allowed ? readByUserIds.filter((u) => !allowed.has(u)) : [];
         if (dropped.length > 0) details = dropped.map((userId) => droppedDetail(pathOf(index), userId));
-        entry.record.readByUserIds = [...new Set([...entry.record.readByUserIds, ...kept])];
-        addMark(marks, id, kept, persistReadForUsers === true);
+        // One set per notification, built once: linear in stored plus given readers.
+        const union = new Set(readers);
+        for (const userId of kept) union.add(userId);
+        if (union.size > maxNotificationReaders) {
+          results[id] = tooManyReaders(pathOf(index), maxNotificationReaders);
+          return;
+        }
+        readers = [...union];
       }
-      entry.record.lastUpdated = now;
-      changed.set(id, entry);
+      const record = { ...entry.record, ...content, readByUserIds: readers, lastUpdated: now };
+      const text = JSON.stringify(record);
+      if (!fitsRecord(ctx.config, text)) {
+        results[id] = tooLarge(pathOf(index), ctx.config.maxRecordBytes);
+        return;
+      }
+      addMark(marks, id, kept, persistReadForUsers === true);
+      changed.set(id, { row: entry.row, text });
       results[id] = details
         ? { success: true, message: UPDATED, details }
         : { success: true, message: UPDATED };
@@ -83,7 +99,7 @@ export async function updateNotifications(
 
     await store.replaceRecords(
       trx,
-      [...changed.values()].map(({ row, record }) => ({ ...row, record: JSON.stringify(record) })),
+      [...changed.values()].map(({ row, text }) => ({ ...row, record: text })),
     );
     for (const mark of marks.values()) {
       await store.markRead(
@@ -120,6 +136,36 @@ function addMark(
   const mark = marks.get(key);
   if (mark) mark.notificationIds.push(notificationId);
   else marks.set(key, { userIds: users, persist, notificationIds: [notificationId] });
+}
+
+/**
+ * One patch per notification (issue #15): a repeated id is bad input, refused whole with
+ * INVALID_ARGUMENT naming it, as folders add and recordings add do. The result is keyed by
+ * id, so two patches of one notification could not be told apart anyway.
+ */
+function refuseRepeatedIds(patches: readonly NotificationPatchInput[]): void {
+  if (patches.length < 2) return;
+  const seen = new Map<string, number>();
+  patches.forEach((patch, index) => {
+    const first = seen.get(patch.id);
+    if (first !== undefined) {
+      const field = `data.notifications[${index}].id`;
+      throw invalidArgument(`${field} repeats data.notifications[${first}].id.`, [
+        { field, message: "Each notification may appear once per request." },
+      ]);
+    }
+    seen.set(patch.id, index);
+  });
+}
+
+function tooManyReaders(item: string, max: number): ItemOutcome {
+  const message = `A notification holds at most ${max} readers; nothing of this item was written.`;
+  return { success: false, message: FAILED, details: [{ field: `${item}.readByUserIds`, message }] };
+}
+
+function tooLarge(item: string, max: number): ItemOutcome {
+  const message = `The updated notification would exceed ${max} bytes as stored JSON; nothing of this item was written.`;
+  return { success: false, message: FAILED, details: [{ field: item, message }] };
 }
 
 function droppedDetail(item: string, userId: string): ErrorDetail {

@@ -1,7 +1,8 @@
 import type { Ctx } from "../../context.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { toTimeSortKey } from "../../lib/paging.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
@@ -23,9 +24,9 @@ export interface RecordingPage {
  * newest first, keyset-paged (SPEC §4.4, DESIGN §4). No organization record is needed.
  */
 export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promise<RecordingPage> {
-  const limit = listLimit(input.pageSize);
+  const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
-  const query = { ...rest, pageSize: limit };
+  const query = { ...rest, pageSize: bounds.limit };
   const after = pageToken
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
@@ -38,7 +39,7 @@ export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promis
       ids: input.recordingIds,
     },
     after,
-    limit,
+    bounds,
   );
   return {
     records: page.records,
@@ -68,9 +69,11 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
   const now = ctx.clock.now();
   await ctx.write(async (trx) => {
     const previous = await store.findPrevious(trx, ws, input.organizationId, [...seen.keys()]);
-    const rows = input.recordings.map((recording): RecordingRow => {
+    const rows = input.recordings.map((recording, index): RecordingRow => {
       const before = previous.get(recording.annotationId);
       const latestVersion = recording.latestVersion ?? (before ? before.latestVersion + 1 : 1);
+      const record = JSON.stringify(publicRecording(recording, metadata, latestVersion));
+      checkRecordSize(ctx.config, record, `data.recordings[${index}]`);
       return {
         workspace_id: ws,
         organization_id: input.organizationId,
@@ -79,7 +82,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
         latest_version: latestVersion,
         created_at: before?.createdAt ?? now,
         last_updated: now,
-        record: JSON.stringify(publicRecording(recording, metadata, latestVersion)),
+        record,
       };
     });
     await store.upsertRecordings(trx, rows);

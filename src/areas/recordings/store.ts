@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { RecordingRow, Tables } from "../../db/tables.js";
+import { type FilledPage, fillPage } from "../../lib/paging.js";
 
 type Db = Kysely<Tables>;
 
@@ -13,12 +14,8 @@ export interface RecordingFilter {
 /** Recordings list newest first: (created_at, annotation_id) descending. */
 export type SortKey = readonly [createdAt: number, annotationId: string];
 
-export interface Page {
-  /** Serialized public records, in order. */
-  readonly records: string[];
-  /** Sort key of the last record when another page may follow. */
-  readonly next: SortKey | null;
-}
+/** Serialized public records in order, and the sort key of the last when another page may follow. */
+export type Page = FilledPage<SortKey>;
 
 /** What a replace keeps of the record it replaces. */
 export interface Previous {
@@ -80,7 +77,7 @@ export async function listRecordings(
   db: Db,
   filter: RecordingFilter,
   after: SortKey | null,
-  limit: number,
+  bounds: { limit: number; budget: number; chunkRows: number },
 ): Promise<Page> {
   let query = db
     .selectFrom("recordings")
@@ -89,23 +86,21 @@ export async function listRecordings(
     .where("organization_id", "=", filter.organizationId);
   if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
   if (filter.ids) query = query.where("annotation_id", "in", [...filter.ids]);
-  if (after) {
-    query = query.where((eb) =>
-      eb(eb.refTuple("created_at", "annotation_id"), "<", eb.tuple(after[0], after[1])),
-    );
-  }
-  const rows = await query
-    .orderBy("created_at", "desc")
-    .orderBy("annotation_id", "desc")
-    .limit(limit + 1)
-    .execute();
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
-  return {
-    records: page.map((r) => r.record),
-    next: more && last ? [Number(last.created_at), last.annotation_id] : null,
-  };
+  const from = query;
+  return fillPage({
+    ...bounds,
+    after,
+    fetch: (cursor: SortKey | null, rows) => {
+      const page = cursor
+        ? from.where((eb) =>
+            eb(eb.refTuple("created_at", "annotation_id"), "<", eb.tuple(cursor[0], cursor[1])),
+          )
+        : from;
+      return page.orderBy("created_at", "desc").orderBy("annotation_id", "desc").limit(rows).execute();
+    },
+    text: (row) => row.record,
+    key: (row): SortKey => [Number(row.created_at), row.annotation_id],
+  });
 }
 
 /** Deletes matching recordings; returns the annotation ids that were deleted. */

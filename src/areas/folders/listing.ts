@@ -1,0 +1,102 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import type { Kysely } from "kysely";
+import type { Ctx } from "../../context.js";
+import type { Tables } from "../../db/tables.js";
+import { invalidArgument } from "../../errors.js";
+import { pageBounds } from "../../lib/bounds.js";
+import { fillPage } from "../../lib/paging.js";
+import { type Folder, nest, type Owner, toFolder } from "./records.js";
+import type { GetFoldersInput } from "./schemas.js";
+import * as store from "./store.js";
+
+/**
+ * Bounded folder answers (issue #15, docs/decisions.md "Answer and record bounds"). The
+ * flat listing of an organization is paged like every other list; a nested answer holds at
+ * most MAX_NESTED_FOLDERS folders and COLLABD_MAX_PAGE_BYTES characters, else it is refused.
+ */
+
+/** Folders a nested (`maxDepth`) answer may hold; more is INVALID_ARGUMENT. */
+export const MAX_NESTED_FOLDERS = 1000;
+
+/** Folders read per query of the flat listing: a folder's ancestors may reach ~50 kB. */
+const FLAT_CHUNK_ROWS = 200;
+
+/** A flat page: serialized folders, spliced into the response, and the next token. */
+export interface FlatPage {
+  readonly records: string[];
+  readonly pageToken: string;
+}
+
+/**
+ * One page of every folder of the organization, parents first (path order): up to
+ * `pageSize` folders (default and maximum 1000) and COLLABD_MAX_PAGE_BYTES characters,
+ * `pageToken` for the rest. A page token holds the last folder's path.
+ */
+export async function flatPage(
+  ctx: Ctx,
+  trx: Kysely<Tables>,
+  input: GetFoldersInput,
+  owner: Owner,
+): Promise<FlatPage> {
+  const bounds = pageBounds(ctx.config, input.pageSize);
+  const ws = ctx.workspace.id;
+  const query = { organizationId: input.organizationId, pageSize: bounds.limit };
+  const after = input.pageToken ? toPathCursor(ctx, query, input.pageToken) : null;
+  const page = await fillPage({
+    ...bounds,
+    chunkRows: FLAT_CHUNK_ROWS,
+    after,
+    fetch: (from: string | null, rows) => store.listFoldersAfter(trx, ws, input.organizationId, from, rows),
+    text: (node) => JSON.stringify(toFolder(node, owner)),
+    key: (node) => node.path,
+  });
+  return {
+    records: page.records,
+    pageToken: page.next === null ? "" : ctx.pageTokens.seal(ws, query, [page.next], ctx.clock.now()),
+  };
+}
+
+function toPathCursor(ctx: Ctx, query: object, token: string): string {
+  const [path] = ctx.pageTokens.open(ctx.workspace.id, query, token, ctx.clock.now());
+  if (typeof path !== "string") throw invalidArgument("Invalid page token.");
+  return path;
+}
+
+/**
+ * Nests `below` under `tops` once the answer is known to be bounded: more than
+ * MAX_NESTED_FOLDERS folders (the levels were read with one row more) or more than
+ * COLLABD_MAX_PAGE_BYTES characters is INVALID_ARGUMENT naming `field`.
+ */
+export async function boundedNest(
+  ctx: Ctx,
+  tops: readonly store.FolderNode[],
+  below: readonly store.FolderNode[],
+  owner: Owner,
+  field: string,
+): Promise<Folder[]> {
+  const count = tops.length + below.length;
+  let size = 0;
+  if (count <= MAX_NESTED_FOLDERS) {
+    for (const node of tops) size += approximateSize(node, owner);
+    for (const node of below) size += approximateSize(node, owner);
+  }
+  if (count > MAX_NESTED_FOLDERS || size > ctx.config.maxPageBytes) {
+    const message =
+      `The folders asked for exceed one answer (${MAX_NESTED_FOLDERS} folders or ` +
+      `${ctx.config.maxPageBytes} characters); ask for fewer levels or a deeper folderId, or page ` +
+      "through the flat listing (no folderId, no maxDepth).";
+    throw invalidArgument(message, [{ field, message: "Answer too large." }]);
+  }
+  // Nesting up to a thousand folders is linear and short; yield once so a run of such
+  // answers leaves room for other requests between them.
+  if (count > 100) await yieldToLoop();
+  return nest(tops, below, owner);
+}
+
+/** About the characters a folder takes in JSON: its strings and a fixed share for the keys. */
+function approximateSize(node: store.FolderNode, owner: Owner): number {
+  let size = 240 + node.folderId.length + node.folderName.length + node.parentFolderId.length;
+  size += owner.apiKey.length + owner.organizationId.length;
+  for (const id of node.ancestors) size += id.length + 3;
+  return size;
+}
