@@ -42,7 +42,10 @@ export class WorkspaceShares {
     const queue = this.queues.get(key);
     const next = queue?.shift();
     if (queue && queue.length === 0) this.queues.delete(key);
-    if (next) return next.grant();
+    if (next) {
+      next.grant();
+      return;
+    }
     const held = (this.active.get(key) ?? 1) - 1;
     if (held > 0) this.active.set(key, held);
     else this.active.delete(key);
