@@ -20,6 +20,13 @@ export interface Config {
   readonly logLevel: string;
   /** Registers the bare `/bench/echo` route the benchmark compares against. */
   readonly benchEcho: boolean;
+  // Webhook DNS and history retention (issue #15, docs/webhooks.md).
+  /** The longest one webhook host lookup may take, retries included. */
+  readonly webhookDnsTimeoutMs: number;
+  /** Host lookups one workspace may have in flight at once. */
+  readonly webhookDnsPerWorkspace: number;
+  /** Finished webhook deliveries (and their attempts and events) are deleted this long after they finished. */
+  readonly webhookRetentionMs: number;
   // Answer and record bounds (issue #15, RELIABILITY.md "Abuse").
   /** Largest stored activity, recording or notification, as UTF-8 bytes of its JSON. */
   readonly maxRecordBytes: number;
@@ -83,6 +90,10 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+    // Webhook DNS and history retention (issue #15).
+    webhookDnsTimeoutMs: integer(env, "COLLABD_WEBHOOK_DNS_TIMEOUT_MS", 5_000, 100, 60_000),
+    webhookDnsPerWorkspace: integer(env, "COLLABD_WEBHOOK_DNS_PER_WORKSPACE", 4, 1, 64),
+    webhookRetentionMs: duration(env, "COLLABD_WEBHOOK_RETENTION", "30d", 60_000, 3650 * 86_400_000),
     // Answer and record bounds (issue #15): one block, README "Limits".
     ...answerBounds(env),
     transport: loadTransport(env),
@@ -149,4 +160,15 @@ export function parseSchedule(text: string): number[] {
     if (!match) throw new ConfigError(`COLLABD_WEBHOOK_RETRY_SCHEDULE has a bad delay "${part}".`);
     return Number(match[1]) * UNIT_MS[match[2] ?? "ms"]!;
   });
+}
+
+/** A duration such as `30d`, `12h` or `90m` (a bare number is milliseconds), within bounds. */
+function duration(env: Env, name: string, fallback: string, min: number, max: number): number {
+  const raw = optional(env, name) ?? fallback;
+  const match = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(raw);
+  const value = match ? Number(match[1]) * UNIT_MS[match[2] ?? "ms"]! : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new ConfigError(`${name} must be a duration from 1m to 3650d (e.g. 30d, 12h), got "${raw}".`);
+  }
+  return value;
 }

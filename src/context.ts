@@ -6,6 +6,7 @@ import type { Clock } from "./lib/clock.js";
 import type { IdGenerator } from "./lib/ids.js";
 import type { Keys } from "./lib/keys.js";
 import type { PageTokens } from "./lib/page-token.js";
+import type { HostResolver } from "./webhooks/resolver.js";
 
 /** The settings a workspace carries (DESIGN §3). */
 export interface Workspace {
@@ -25,6 +26,8 @@ export interface Services {
   readonly pageTokens: PageTokens;
   /** Purpose-bound keys derived from COLLABD_SECRET (secrets at rest). */
   readonly keys: Keys;
+  /** Webhook host names: c-ares, cached, a bounded share per workspace (docs/webhooks.md). */
+  readonly webhookResolver: HostResolver;
 }
 
 /** What every verb receives (STYLE §3): the tenant is explicit, the executor is given. */
@@ -45,6 +48,7 @@ export interface Ctx {
   /** Sealing webhook secrets at rest needs the key; validating webhook URLs needs the config. */
   readonly keys: Keys;
   readonly config: Config;
+  readonly webhookResolver: HostResolver;
 }
 
 export function contextFor(services: Services, workspace: Workspace, requestId: string): Ctx {
@@ -59,5 +63,6 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     pageTokens: services.pageTokens,
     keys: services.keys,
     config: services.config,
+    webhookResolver: services.webhookResolver,
   };
 }

@@ -78,6 +78,7 @@ export async function attemptDelivery(
       headers,
       body,
       timeoutMs: deps.timeoutMs,
+      workspaceId: delivery.workspaceId,
       ...(signal ? { signal } : {}),
     });
     const ok = response.status >= 200 && response.status < 300;

@@ -1,6 +1,5 @@
-import type { LookupAddress } from "node:dns";
-import { lookup as dnsLookup } from "node:dns";
 import { BlockList, isIP } from "node:net";
+import type { HostResolver, ResolvedAddress } from "./resolver.js";
 
 /**
  * Egress safety (DESIGN §6): webhook URLs must not reach the service's own network.
@@ -19,6 +18,7 @@ for (const [net, prefix] of [
   ["172.16.0.0", 12],
   ["192.0.0.0", 24],
   ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
   ["192.168.0.0", 16],
   ["198.18.0.0", 15],
   ["198.51.100.0", 24],
@@ -50,23 +50,45 @@ export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return forbidden.check(address, "ipv4");
   if (family !== 6) return true;
-  const embedded = embeddedIpv4(address);
-  if (embedded !== null) return forbidden.check(embedded, "ipv4");
-  return forbidden.check(address, "ipv6");
-}
-
-/** The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`) or NAT64 (`64:ff9b::/96`) address. */
-function embeddedIpv4(address: string): string | null {
+  if (forbidden.check(address, "ipv6")) return true;
   const groups = expandIpv6(address);
-  if (groups === null) return null;
-  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
-  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
-  if (!mapped && !nat64) return null;
-  const [hi, lo] = [groups[6]!, groups[7]!];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  if (groups === null) return true;
+  return embeddedIpv4(groups).some((v4) => forbidden.check(v4, "ipv4"));
 }
 
-function expandIpv6(address: string): number[] | null {
+const zero = (groups: readonly number[], from: number, to: number) =>
+  groups.slice(from, to).every((g) => g === 0);
+const dotted = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+
+/**
+ * Every IPv4 address an IPv6 address carries, by the forms that route to it: IPv4-mapped
+ * (`::ffff:0:0/96`), SIIT (`::ffff:0:0:0/96`), IPv4-compatible (`::/96`), NAT64
+ * (`64:ff9b::/96`), 6to4 (`2002::/16`, the relay's IPv4 in bits 16–47) and Teredo
+ * (`2001::/32`: the server in bits 32–63 and the client, bit-inverted, in the last 32).
+ * A receiver reached through any of them is the IPv4 host, so that host is what is checked.
+ */
+export function embeddedIpv4(groups: readonly number[]): string[] {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const found: string[] = [];
+  if (zero(groups, 0, 5) && (g5 === 0xffff || g5 === 0)) found.push(dotted(g6, g7));
+  if (zero(groups, 0, 4) && g4 === 0xffff && g5 === 0) found.push(dotted(g6, g7));
+  if (g0 === 0x64 && g1 === 0xff9b && zero(groups, 2, 6)) found.push(dotted(g6, g7));
+  if (g0 === 0x2002) found.push(dotted(g1, g2));
+  if (g0 === 0x2001 && g1 === 0) found.push(dotted(g2, g3), dotted(g6 ^ 0xffff, g7 ^ 0xffff));
+  return found;
+}
+
+/** The eight 16-bit groups of an IPv6 address (zone dropped, dotted tail folded), or null. */
+export function expandIpv6(address: string): number[] | null {
   let text = address.toLowerCase().replace(/%.*$/, "");
   const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (v4) {
@@ -85,83 +107,74 @@ function expandIpv6(address: string): number[] | null {
 /** The URL's host without IPv6 brackets. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, "");
 
-export type Resolver = (host: string) => Promise<readonly string[]>;
-
-export const systemResolver: Resolver = (host) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true, verbatim: true }, (error, addresses) =>
-      error ? reject(error) : resolve(addresses.map((a) => a.address)),
-    ),
-  );
-
 /**
  * Config-time check of a webhook URL's destination; returns why it is refused (a sentence), or null.
- * A name that does not resolve now is accepted: the connect-time check still guards it.
+ * A name that does not resolve now, or not within `waitMs`, is accepted: the connect-time
+ * check still guards it, and a slow name server must not hold the request (docs/decisions.md).
  */
 export async function destinationProblem(
   url: URL,
-  resolve: Resolver = systemResolver,
+  resolver: HostResolver,
+  options: { workspaceId: string; waitMs: number },
 ): Promise<string | null> {
   const host = hostOf(url);
   const refused = "Must not point to a loopback, private, link-local or metadata address.";
   if (isIP(host) !== 0) return isForbiddenAddress(host) ? refused : null;
   if (FORBIDDEN_NAMES.test(host)) return refused;
-  let addresses: readonly string[];
+  let addresses: readonly ResolvedAddress[];
   try {
-    addresses = await resolve(host);
+    addresses = await resolver.resolve(host, {
+      workspaceId: options.workspaceId,
+      signal: AbortSignal.timeout(options.waitMs),
+    });
   } catch {
     return null;
   }
-  return addresses.some(isForbiddenAddress) ? refused : null;
+  return addresses.some((a) => isForbiddenAddress(a.address)) ? refused : null;
 }
 
 export class EgressRefused extends Error {
   readonly code = "EGRESS_REFUSED";
 }
 
+/** Why connecting to `host` is refused before any lookup (an internal name), or null. */
+export function refusedName(host: string): EgressRefused | null {
+  return FORBIDDEN_NAMES.test(host)
+    ? new EgressRefused(`Refused to connect to ${host}: internal host name.`)
+    : null;
+}
+
+/**
+ * Why connecting to what `host` resolved to is refused, or null. Every address must pass,
+ * so a name with one public and one private record is refused rather than raced.
+ */
+export function refusedAddresses(host: string, addresses: readonly ResolvedAddress[]): EgressRefused | null {
+  const bad = addresses.find((a) => isForbiddenAddress(a.address));
+  return bad ? new EgressRefused(`Refused to connect to ${host}: it resolves to ${bad.address}.`) : null;
+}
+
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
+  address: string | ResolvedAddress[],
   family?: number,
 ) => void;
 
-type Lookup = (
-  hostname: string,
-  options: { all: true; verbatim: true },
-  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
-
 /**
- * Makes a `lookup` for http.request that refuses forbidden addresses: the socket connects
- * only to an address this function checked. Every resolved address must pass, so a name
- * with one public and one private record is refused rather than raced.
+ * A `lookup` for http.request that answers only the addresses already resolved and
+ * checked: the socket connects to nothing else (no DNS rebinding gap), and the request
+ * never reaches `dns.lookup` and its thread pool.
  */
-export function guardedLookup(resolve: Lookup = dnsLookup as unknown as Lookup) {
+export function pinnedLookup(addresses: readonly ResolvedAddress[]) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },
     callback: LookupCallback,
-  ): void => {
-    if (FORBIDDEN_NAMES.test(hostname)) {
-      callback(new EgressRefused(`Refused to connect to ${hostname}: internal host name.`), []);
-      return;
-    }
-    resolve(hostname, { all: true, verbatim: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const bad = addresses.find((a) => isForbiddenAddress(a.address));
-      if (bad) {
-        return callback(
-          new EgressRefused(`Refused to connect to ${hostname}: it resolves to ${bad.address}.`),
-          [],
-        );
-      }
-      const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 ? 4 : 0;
-      const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-      if (usable.length === 0) {
-        return callback(Object.assign(new Error(`No address for ${hostname}.`), { code: "ENOTFOUND" }), []);
-      }
-      if (options.all) return callback(null, usable);
-      callback(null, usable[0]!.address, usable[0]!.family);
-    });
+  ) => {
+    const family = options.family === 6 || options.family === "IPv6" ? 6 : options.family === 4 ? 4 : 0;
+    const usable = family === 0 ? [...addresses] : addresses.filter((a) => a.family === family);
+    if (usable.length === 0) {
+      callback(Object.assign(new Error(`No address for ${hostname}.`), { code: "ENOTFOUND" }), []);
+    } else if (options.all) callback(null, usable);
+    else callback(null, usable[0]!.address, usable[0]!.family);
   };
 }

@@ -73,7 +73,10 @@ export class DeliveryWorker {
     this.ownsSender = options.sender === undefined;
     this.sender =
       options.sender ??
-      httpSender({ allowPrivateUrls: options.allowPrivateUrls ?? config.webhookAllowPrivateUrls });
+      httpSender({
+        allowPrivateUrls: options.allowPrivateUrls ?? config.webhookAllowPrivateUrls,
+        resolver: services.webhookResolver,
+      });
     this.random = options.random ?? Math.random;
     this.elapsed = options.elapsed ?? (() => performance.now());
     this.concurrency = options.concurrency ?? 128;

@@ -7,6 +7,7 @@ import type { Dialect } from "../../src/db/database.js";
 import { buildApp } from "../../src/http/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { openServices } from "../../src/services.js";
+import type { HostResolver } from "../../src/webhooks/resolver.js";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/worker.js";
 import { DIALECTS, scratchDatabase } from "./databases.js";
 
@@ -55,6 +56,8 @@ export interface ServerOptions {
   readonly reuse?: { readonly databaseUrl: string; readonly creds?: Credentials };
   /** Builds a webhook worker with these options (sender, jitter, limits). */
   readonly webhooks?: WorkerOptions;
+  /** Resolves webhook host names instead of DNS (a name that hangs, a name for 127.0.0.1). */
+  readonly webhookResolver?: HostResolver;
 }
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
@@ -67,7 +70,8 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     ...options.env,
   });
   const clock = new ManualClock();
-  const services = await openServices(config, { clock }).catch(async (error: unknown) => {
+  const overrides = options.webhookResolver ? { webhookResolver: options.webhookResolver } : {};
+  const services = await openServices(config, { clock, ...overrides }).catch(async (error: unknown) => {
     await scratch.drop();
     throw error;
   });

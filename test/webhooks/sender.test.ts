@@ -1,7 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HostResolver } from "../../src/webhooks/resolver.js";
 import { httpSender } from "../../src/webhooks/sender.js";
+
+/** These tests use IP literals only: a name reaching the resolver is a bug. */
+const noNames: HostResolver = {
+  resolve: (host) => Promise.reject(new Error(`unexpected lookup of ${host}`)),
+};
 
 /** A receiver in another process: it reports each request, then answers 204 50 ms later. */
 const RECEIVER = `
@@ -29,7 +35,7 @@ describe("webhook sender", () => {
   });
 
   it("counts an answer that arrived while this process was stalled past the deadline", async () => {
-    const send = httpSender({ allowPrivateUrls: true });
+    const send = httpSender({ allowPrivateUrls: true, resolver: noNames });
     try {
       const response = send({ url, headers: {}, body: "{}", timeoutMs: 200 });
       await once(child, "message");

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { LookupAddress } from "node:dns";
+import { isIP } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { deliveryBody } from "../../src/webhooks/body.js";
@@ -7,11 +7,14 @@ import { parseGrace } from "../../src/webhooks/cli.js";
 import {
   destinationProblem,
   EgressRefused,
-  guardedLookup,
   isForbiddenAddress,
+  pinnedLookup,
+  refusedAddresses,
+  refusedName,
 } from "../../src/webhooks/egress.js";
 import { parsePublicKey } from "../../src/webhooks/encryption.js";
 import { render, withWebhookId } from "../../src/webhooks/payloads.js";
+import type { HostResolver, ResolvedAddress } from "../../src/webhooks/resolver.js";
 import { decide, jittered, retryAfterMs } from "../../src/webhooks/schedule.js";
 import { binding, seal, unseal } from "../../src/webhooks/sealed.js";
 import { newSigningSecret, signatureHeader } from "../../src/webhooks/signing.js";
@@ -188,43 +191,52 @@ describe("egress policy", () => {
   });
 
   it("checks every address a name resolves to at config time, and accepts a name that does not resolve", async () => {
-    const resolver = (map: Record<string, string[]>) => async (host: string) => {
-      const found = map[host];
-      if (!found) throw Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" });
-      return found;
-    };
-    const resolve = resolver({
+    const map: Record<string, string[]> = {
       "public.test": ["93.184.216.34"],
       "mixed.test": ["93.184.216.34", "10.0.0.7"],
-    });
-    expect(await destinationProblem(new URL("https://public.test/x"), resolve)).toBeNull();
-    expect(await destinationProblem(new URL("https://mixed.test/x"), resolve)).toMatch(/^Must not point/);
-    expect(await destinationProblem(new URL("https://unknown.test/x"), resolve)).toBeNull();
+    };
+    const resolver: HostResolver = {
+      resolve: async (host) => {
+        const found = map[host];
+        if (!found) throw Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" });
+        return found.map((address) => ({ address, family: isIP(address) as 4 | 6 }));
+      },
+    };
+    const check = (url: string) =>
+      destinationProblem(new URL(url), resolver, { workspaceId: "ws", waitMs: 1000 });
+    expect(await check("https://public.test/x")).toBeNull();
+    expect(await check("https://mixed.test/x")).toMatch(/^Must not point/);
+    expect(await check("https://unknown.test/x")).toBeNull();
   });
 
-  it("refuses at connect time a name that resolves to a private address", async () => {
-    const fake = (addresses: LookupAddress[]) =>
-      guardedLookup((_host, _options, callback) => callback(null, addresses));
-    const lookup = (fn: ReturnType<typeof guardedLookup>, all: boolean) =>
+  it("refuses at connect time a name that resolves to a private address", () => {
+    expect(refusedAddresses("hook.test", [{ address: "10.0.0.7", family: 4 }])).toBeInstanceOf(EgressRefused);
+    expect(
+      refusedAddresses("hook.test", [
+        { address: "93.184.216.34", family: 4 },
+        { address: "::1", family: 6 },
+      ])?.message,
+    ).toMatch(/resolves to ::1/);
+    expect(refusedAddresses("hook.test", [{ address: "93.184.216.34", family: 4 }])).toBeNull();
+    expect(refusedName("metadata.google.internal")).toBeInstanceOf(EgressRefused);
+    expect(refusedName("hooks.example.com")).toBeNull();
+  });
+
+  it("connects only to the addresses it checked", async () => {
+    const lookup = (addresses: ResolvedAddress[], options: { all?: boolean; family?: number }) =>
       new Promise<unknown>((resolve, reject) =>
-        fn("hook.test", { all }, (error, address) => (error ? reject(error) : resolve(address))),
+        pinnedLookup(addresses)("hook.test", options, (error, address) =>
+          error ? reject(error) : resolve(address),
+        ),
       );
-    await expect(lookup(fake([{ address: "10.0.0.7", family: 4 }]), false)).rejects.toBeInstanceOf(
-      EgressRefused,
-    );
-    await expect(
-      lookup(
-        fake([
-          { address: "93.184.216.34", family: 4 },
-          { address: "::1", family: 6 },
-        ]),
-        true,
-      ),
-    ).rejects.toThrow(/resolves to ::1/);
-    expect(await lookup(fake([{ address: "93.184.216.34", family: 4 }]), false)).toBe("93.184.216.34");
-    expect(await lookup(fake([{ address: "93.184.216.34", family: 4 }]), true)).toEqual([
+    const both: ResolvedAddress[] = [
       { address: "93.184.216.34", family: 4 },
-    ]);
+      { address: "2606:4700::1", family: 6 },
+    ];
+    expect(await lookup(both, {})).toBe("93.184.216.34");
+    expect(await lookup(both, { family: 6 })).toBe("2606:4700::1");
+    expect(await lookup(both, { all: true })).toEqual(both);
+    await expect(lookup([both[0]!], { family: 6 })).rejects.toThrow(/No address/);
   });
 });
 

@@ -15,6 +15,9 @@ import type { DeliveryViewType, GetDeliveriesInput, WebhookConfigViewType } from
 import * as store from "./store.js";
 import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
 
+/** An update waits at most this long for a URL's name to resolve (docs/webhooks.md). */
+const CONFIG_LOOKUP_WAIT_MS = 2_000;
+
 /** The nine comment triggers of SPEC §6, turned on by the first enable unless already set. */
 export const DEFAULT_TRIGGERS = [
   "comment_annotation.add",
@@ -37,7 +40,12 @@ export async function updateConfig(
   ctx: Ctx,
   data: { useWebhookService?: unknown; webhookServiceConfig?: unknown },
 ): Promise<void> {
-  const patch = await parsePatch(data, { allowPrivateUrls: ctx.config.webhookAllowPrivateUrls });
+  const patch = await parsePatch(data, {
+    allowPrivateUrls: ctx.config.webhookAllowPrivateUrls,
+    resolver: ctx.webhookResolver,
+    workspaceId: ctx.workspace.id,
+    waitMs: Math.min(CONFIG_LOOKUP_WAIT_MS, ctx.config.webhookDnsTimeoutMs),
+  });
   const key = ctx.keys.atRest;
   await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.clock.now();

@@ -1,7 +1,8 @@
 import type { ErrorDetail } from "../../errors.js";
 import { invalidArgument } from "../../errors.js";
-import { destinationProblem, type Resolver } from "../../webhooks/egress.js";
+import { destinationProblem } from "../../webhooks/egress.js";
 import { parsePublicKey } from "../../webhooks/encryption.js";
+import type { HostResolver } from "../../webhooks/resolver.js";
 
 /** What an update asks to change; absent keys keep the stored value, null clears it. */
 export interface ConfigPatch {
@@ -13,6 +14,15 @@ export interface ConfigPatch {
   encryptData?: boolean;
   publicKey?: string | null;
   triggers?: Record<string, boolean>;
+}
+
+/** How URLs are checked: the egress policy, and the bounded lookup of their names. */
+export interface UrlCheck {
+  readonly allowPrivateUrls: boolean;
+  readonly resolver: HostResolver;
+  readonly workspaceId: string;
+  /** The longest a name lookup may hold the update; a name not resolved by then is accepted. */
+  readonly waitMs: number;
 }
 
 export const INVALID_CONFIG = "Invalid webhook service configuration.";
@@ -41,7 +51,7 @@ const HEADER_SAFE = /^[\x20-\x7e]*$/;
  */
 export async function parsePatch(
   data: { useWebhookService?: unknown; webhookServiceConfig?: unknown },
-  options: { allowPrivateUrls: boolean; resolve?: Resolver },
+  options: UrlCheck,
 ): Promise<ConfigPatch> {
   const details: ErrorDetail[] = [];
   const problem = (field: string, message: string) => details.push({ field, message });
@@ -117,7 +127,7 @@ function clearable(
   return value;
 }
 
-async function urlProblem(text: string, options: { allowPrivateUrls: boolean; resolve?: Resolver }) {
+async function urlProblem(text: string, options: UrlCheck) {
   let url: URL;
   try {
     url = new URL(text);
@@ -127,7 +137,7 @@ async function urlProblem(text: string, options: { allowPrivateUrls: boolean; re
   if (url.protocol !== "http:" && url.protocol !== "https:") return "Must be an absolute http or https URL.";
   if (url.username !== "" || url.password !== "") return "Must not contain credentials; use authToken.";
   if (options.allowPrivateUrls) return null;
-  return destinationProblem(url, options.resolve);
+  return destinationProblem(url, options.resolver, options);
 }
 
 function parseTriggers(
