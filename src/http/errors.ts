@@ -1,5 +1,6 @@
 import type { FastifyError } from "fastify";
 import { ApiError, type ErrorDetail, invalidArgument } from "../errors.js";
+import { bodyTooLarge } from "./body.js";
 import { ID_PATTERN } from "./schemas.js";
 
 /** The subset of an Ajv error the formatter reads. */
@@ -109,15 +110,8 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
   const e = error as Partial<FastifyError> & { code?: string };
   switch (e.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return {
-        error: new ApiError(
-          "RESOURCE_EXHAUSTED",
-          `The request body exceeds the ${bodyLimit}-byte limit.`,
-          undefined,
-          413,
-        ),
-        internal: false,
-      };
+      // Our parser (body.ts) throws bodyTooLarge itself; kept for any parser Fastify runs.
+      return { error: bodyTooLarge(bodyLimit), internal: false };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { error: invalidArgument("Content-Type must be application/json."), internal: false };
   }

@@ -148,6 +148,23 @@ forEachDialect(
       expect(stored.entityData).toEqual({ n: 1.5e300, tiny: 0, text: "a:1e999, [9e9999" });
     });
 
+    it("refuses a free-form value nested deeper than the stack with INVALID_ARGUMENT", async () => {
+      const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+      const activity = JSON.stringify(comment({ entityData: 0 })).replace(
+        '"entityData":0',
+        `"entityData":${deep}`,
+      );
+      const res = await post(
+        "/v2/activities/add",
+        `{"data":{"organizationId":"deep","documentId":"d","activities":[${activity}]}}`,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        status: "INVALID_ARGUMENT",
+        message: "The request body is nested too deeply.",
+      });
+    });
+
     const outOfRange: [string, string, unknown, string][] = [
       [
         "a recording duration of 2^63 ms",
