@@ -19,7 +19,7 @@ import * as store from "./store.js";
 export const MAX_NESTED_FOLDERS = 1000;
 
 /** Folders read per query of the flat listing: a folder's ancestors may reach ~50 kB. */
-const FLAT_CHUNK_ROWS = 200;
+const FLAT_CHUNK_ROWS = 100;
 
 /** A flat page: serialized folders, spliced into the response, and the next token. */
 export interface FlatPage {

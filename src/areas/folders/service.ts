@@ -45,8 +45,8 @@ export interface FolderListing {
 /**
  * Reads the tree (SPEC §4.5, DESIGN §5): one folder nested `maxDepth` levels (default 1);
  * without folderId, every folder flat (paged, listing.ts), or the top-level folders nested
- * when `maxDepth` is given. All reads share one snapshot, so a concurrent move is seen whole
- * or not at all; every answer is bounded (listing.ts).
+ * when `maxDepth` is given. A nested answer's reads share one snapshot, so a concurrent
+ * move is seen whole or not at all; every answer is bounded (listing.ts).
  */
 export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<FolderListing> {
   requireAdvancedQueries(ctx);
@@ -57,11 +57,18 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
   const owner = { apiKey: ws, organizationId: org };
   const levels = (from: number, count: number) =>
     Array.from({ length: Math.max(0, Math.min(count, MAX_STORED_DEPTH - from + 1)) }, (_, i) => from + i);
+  if (flat) {
+    // Pages of the flat listing read in several short statements with the loop yielded
+    // between them; no transaction, so none holds SQLite's reader connection meanwhile.
+    // Like any keyset walk, a folder moved while it runs may be met twice or not at all.
+    if (!(await findOrganization(ctx.reader, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
+    return { ...(await flatPage(ctx, ctx.reader, input, owner)), oneFolder: false };
+  }
   const cap = MAX_NESTED_FOLDERS + 1;
-  return ctx.reader
+  const read = await ctx.reader
     .transaction()
     .setIsolationLevel("repeatable read")
-    .execute(async (trx): Promise<FolderListing> => {
+    .execute(async (trx) => {
       if (input.folderId !== undefined) {
         // A folder implies its organization (organizations are never deleted), so the
         // organization is only looked up to tell which of the two is missing.
@@ -70,27 +77,16 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
           throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
         }
         const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
-        const below = await store.listLevels(trx, ws, org, depths, folder.path, cap - 1);
-        const field = input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
-        return {
-          folders: await boundedNest(ctx, [folder], below, owner, field),
-          pageToken: "",
-          oneFolder: true,
-        };
+        return { tops: [folder], below: await store.listLevels(trx, ws, org, depths, folder.path, cap - 1) };
       }
       if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
-      if (input.maxDepth === undefined) {
-        return { ...(await flatPage(ctx, trx, input, owner)), oneFolder: false };
-      }
-      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth + 1), undefined, cap);
-      const tops = rows.filter((node) => node.depth === 0);
-      const below = rows.filter((node) => node.depth > 0);
-      return {
-        folders: await boundedNest(ctx, tops, below, owner, "data.maxDepth"),
-        pageToken: "",
-        oneFolder: false,
-      };
+      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth! + 1), undefined, cap);
+      return { tops: rows.filter((node) => node.depth === 0), below: rows.filter((node) => node.depth > 0) };
     });
+  const oneFolder = input.folderId !== undefined;
+  const field = oneFolder && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
+  const folders = await boundedNest(ctx, read.tops, read.below, owner, field);
+  return { folders, pageToken: "", oneFolder };
 }
 
 /** Paging is for the flat listing; a nested answer is bounded instead (listing.ts). */

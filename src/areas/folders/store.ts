@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import type { FolderRow, Tables } from "../../db/tables.js";
 import { type AccessType, subtreeRange } from "./paths.js";
@@ -156,16 +157,28 @@ export async function listLevels(
   return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Inserts new folders; the caller holds the organization lock and allocated their path keys. */
+/**
+ * Inserts new folders; the caller holds the organization lock and allocated their path
+ * keys. Statements hold at most 400 rows (12 parameters a row stays far below either
+ * dialect's limit) and about 1 MB of ancestors: 1000 deep folders with long ids carry
+ * ~26 MB, and the event loop gets a turn between statements (issue #15).
+ */
 export async function insertFolders(db: Db, rows: readonly FolderRow[]): Promise<void> {
-  // 12 parameters a row: 400 rows stay far below either dialect's parameter limit.
-  for (let i = 0; i < rows.length; i += 400) {
-    await db
-      .insertInto("folders")
-      .values(rows.slice(i, i + 400))
-      .execute();
+  let start = 0;
+  while (start < rows.length) {
+    let end = start;
+    let bytes = 0;
+    while (end < rows.length && end - start < 400 && (end === start || bytes < INSERT_BYTES)) {
+      bytes += rows[end]!.ancestors.length;
+      end++;
+    }
+    await db.insertInto("folders").values(rows.slice(start, end)).execute();
+    start = end;
+    if (start < rows.length && bytes >= INSERT_BYTES) await yieldToLoop();
   }
 }
+
+const INSERT_BYTES = 1024 * 1024;
 
 /** The deepest stored depth in a folder's subtree (the folder's own when it has none). */
 export async function subtreeMaxDepth(db: Db, workspaceId: string, organizationId: string, path: string) {
