@@ -37,11 +37,15 @@ const LONG = (prefix: string, n: number) => `${prefix}-${n}-`.padEnd(256, "x");
 async function main(): Promise<void> {
   // COLLABD_MEASURE_NODE_ARGS: extra node flags for the server, e.g. `--cpu-prof`.
   const nodeArgs = process.env.COLLABD_MEASURE_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", join(ROOT, "src/main.ts"), "serve"], {
-    cwd: ROOT,
-    env: { ...env, COLLABD_LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, "--import", "tsx", join(ROOT, "src/main.ts"), "serve"],
+    {
+      cwd: ROOT,
+      env: { ...env, COLLABD_LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   const url = await new Promise<string>((ok, fail) => {
     child.stdout.on("data", (chunk) => {
