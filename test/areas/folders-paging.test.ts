@@ -1,4 +1,6 @@
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { folderJson, toFolder } from "../../src/areas/folders/records.js";
+import { nodeToRow, rowToNode } from "../../src/areas/folders/store.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 /** Bounded folder answers (issue #15): the paged flat listing and the nested answer's cap. */
@@ -142,3 +144,24 @@ forEachDialect(
   },
   { env: { COLLABD_MAX_PAGE_BYTES: String(PAGE_BYTES), COLLABD_MAX_RECORD_BYTES: "4096" } },
 );
+
+describe("flat listing JSON", () => {
+  it("writes exactly what serializing the folder would, quotes and non-ASCII included", () => {
+    const owner = { apiKey: 'k"\\ey', organizationId: "org-é" };
+    for (const inherit of [true, false]) {
+      const row = nodeToRow("w", "o", {
+        folderId: 'f "1" \u2028 ✓',
+        folderName: "Näme\\",
+        parentFolderId: "p",
+        ancestors: ["root", 'a"b', "ü"],
+        accessType: "restricted",
+        inheritAccessFromParent: inherit,
+        path: "0000001",
+        depth: 2,
+        createdAt: 1767225600000,
+        lastUpdated: 1767225600001,
+      });
+      expect(folderJson(row, owner)).toBe(JSON.stringify(toFolder(rowToNode(row), owner)));
+    }
+  });
+});

@@ -5,7 +5,7 @@ import type { Tables } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { fillPage } from "../../lib/paging.js";
-import { type Folder, nest, type Owner, toFolder } from "./records.js";
+import { type Folder, folderJson, nest, type Owner } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -47,8 +47,8 @@ export async function flatPage(
     chunkRows: FLAT_CHUNK_ROWS,
     after,
     fetch: (from: string | null, rows) => store.listFoldersAfter(trx, ws, input.organizationId, from, rows),
-    text: (node) => JSON.stringify(toFolder(node, owner)),
-    key: (node) => node.path,
+    text: (row) => folderJson(row, owner),
+    key: (row) => row.path,
   });
   return {
     records: page.records,

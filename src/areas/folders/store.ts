@@ -36,7 +36,7 @@ const COLUMNS = [
   "last_updated",
 ] as const;
 
-type NodeRow = Pick<FolderRow, (typeof COLUMNS)[number]>;
+export type NodeRow = Pick<FolderRow, (typeof COLUMNS)[number]>;
 
 /** Storage names to the tree's view (STYLE §7); ancestors are parsed from their JSON text. */
 export function rowToNode(row: NodeRow): FolderNode {
@@ -112,8 +112,9 @@ export async function findFolders(
 }
 
 /**
- * Up to `rows` folders of the organization after `afterPath` (from the start when null)
- * in path order: parents first, siblings by creation. One range on the path index.
+ * Up to `rows` stored folders of the organization after `afterPath` (from the start when
+ * null) in path order: parents first, siblings by creation. One range on the path index.
+ * Rows, not nodes: the flat listing splices the stored ancestors text into its answer.
  */
 export async function listFoldersAfter(
   db: Db,
@@ -121,10 +122,10 @@ export async function listFoldersAfter(
   organizationId: string,
   afterPath: string | null,
   rows: number,
-): Promise<FolderNode[]> {
+): Promise<NodeRow[]> {
   let query = scope(db, workspaceId, organizationId);
   if (afterPath !== null) query = query.where("path", ">", afterPath);
-  return (await query.orderBy("path").limit(rows).execute()).map(rowToNode);
+  return query.orderBy("path").limit(rows).execute();
 }
 
 /**
