@@ -298,11 +298,11 @@ describe("bound settings", () => {
     );
   });
 
-  it("defaults to 256 KiB records, 8 MiB pages and 10 000 readers", () => {
+  it("defaults to 256 KiB records, 4 MiB pages and 10 000 readers", () => {
     const config = loadConfig({});
     expect([config.maxRecordBytes, config.maxPageBytes, config.maxNotificationReaders]).toEqual([
       256 * 1024,
-      8 * 1024 * 1024,
+      4 * 1024 * 1024,
       10_000,
     ]);
   });

@@ -63,22 +63,26 @@ function toPathCursor(ctx: Ctx, query: object, token: string): string {
 }
 
 /**
- * Nests `below` under `tops` once the answer is known to be bounded: more than
- * MAX_NESTED_FOLDERS folders (the levels were read with one row more) or more than
- * COLLABD_MAX_PAGE_BYTES characters is INVALID_ARGUMENT naming `field`.
+ * The folders of a nested answer, in path order, once it is known to be bounded: more
+ * than MAX_NESTED_FOLDERS folders (the levels were read with one row more) or more than
+ * COLLABD_MAX_PAGE_BYTES characters is INVALID_ARGUMENT naming `field`. Checked on the
+ * stored rows, so an oversized answer is refused without parsing its ancestors.
  */
-export async function boundedNest(
+export function boundedNodes(
   ctx: Ctx,
-  tops: readonly store.FolderNode[],
-  below: readonly store.FolderNode[],
+  rows: readonly store.NodeRow[],
+  others: readonly store.FolderNode[],
   owner: Owner,
   field: string,
-): Promise<Folder[]> {
-  const count = tops.length + below.length;
+): store.FolderNode[] {
+  const count = rows.length + others.length;
   let size = 0;
   if (count <= MAX_NESTED_FOLDERS) {
-    for (const node of tops) size += approximateSize(node, owner);
-    for (const node of below) size += approximateSize(node, owner);
+    const fixed = 240 + owner.apiKey.length + owner.organizationId.length;
+    for (const row of rows) {
+      size += fixed + row.folder_id.length + row.folder_name.length + row.parent_folder_id.length;
+      size += row.ancestors.length;
+    }
   }
   if (count > MAX_NESTED_FOLDERS || size > ctx.config.maxPageBytes) {
     const message =
@@ -87,16 +91,18 @@ export async function boundedNest(
       "through the flat listing (no folderId, no maxDepth).";
     throw invalidArgument(message, [{ field, message: "Answer too large." }]);
   }
-  // Nesting up to a thousand folders is linear and short; yield once so a run of such
-  // answers leaves room for other requests between them.
-  if (count > 100) await yieldToLoop();
-  return nest(tops, below, owner);
+  return rows.map(store.rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** About the characters a folder takes in JSON: its strings and a fixed share for the keys. */
-function approximateSize(node: store.FolderNode, owner: Owner): number {
-  let size = 240 + node.folderId.length + node.folderName.length + node.parentFolderId.length;
-  size += owner.apiKey.length + owner.organizationId.length;
-  for (const id of node.ancestors) size += id.length + 3;
-  return size;
+/**
+ * Nests `below` under `tops`: linear, and at most MAX_NESTED_FOLDERS folders; a large
+ * one yields first so a run of such answers leaves room for other requests between them.
+ */
+export async function nestBounded(
+  tops: readonly store.FolderNode[],
+  below: readonly store.FolderNode[],
+  owner: Owner,
+): Promise<Folder[]> {
+  if (tops.length + below.length > 100) await yieldToLoop();
+  return nest(tops, below, owner);
 }

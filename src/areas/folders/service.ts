@@ -4,7 +4,7 @@ import type { Tables } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { findOrganization, lockOrganization } from "../organizations/store.js";
-import { boundedNest, flatPage, MAX_NESTED_FOLDERS } from "./listing.js";
+import { boundedNodes, flatPage, MAX_NESTED_FOLDERS, nestBounded } from "./listing.js";
 import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
 import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
 import type { Folder } from "./records.js";
@@ -77,16 +77,18 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
           throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
         }
         const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
-        return { tops: [folder], below: await store.listLevels(trx, ws, org, depths, folder.path, cap - 1) };
+        return { folder, rows: await store.listLevels(trx, ws, org, depths, folder.path, cap - 1) };
       }
       if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
-      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth! + 1), undefined, cap);
-      return { tops: rows.filter((node) => node.depth === 0), below: rows.filter((node) => node.depth > 0) };
+      const depths = levels(0, input.maxDepth! + 1);
+      return { folder: null, rows: await store.listLevels(trx, ws, org, depths, undefined, cap) };
     });
-  const oneFolder = input.folderId !== undefined;
-  const field = oneFolder && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
-  const folders = await boundedNest(ctx, read.tops, read.below, owner, field);
-  return { folders, pageToken: "", oneFolder };
+  const field = read.folder && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
+  const nodes = boundedNodes(ctx, read.rows, read.folder ? [read.folder] : [], owner, field);
+  const [tops, below] = read.folder
+    ? [[read.folder], nodes]
+    : [nodes.filter((node) => node.depth === 0), nodes.filter((node) => node.depth > 0)];
+  return { folders: await nestBounded(tops, below, owner), pageToken: "", oneFolder: read.folder !== null };
 }
 
 /** Paging is for the flat listing; a nested answer is bounded instead (listing.ts). */

@@ -133,7 +133,8 @@ export async function listFoldersAfter(
  * order. Each depth is its own branch on the (depth, path) index, equality then range,
  * so the cost follows the rows returned, not the size of the organization or of the
  * levels below; one `depth IN (…)` lets PostgreSQL prefer the path index and filter.
- * At most `limit` rows (any of them: a caller asks for one more than it accepts).
+ * At most `limit` rows (any of them: a caller asks for one more than it accepts), as
+ * stored rows in no order: the caller checks their size before parsing them (listing.ts).
  */
 export async function listLevels(
   db: Db,
@@ -142,7 +143,7 @@ export async function listLevels(
   depths: readonly number[],
   under: string | undefined,
   limit: number,
-): Promise<FolderNode[]> {
+): Promise<NodeRow[]> {
   const level = (depth: number) => {
     const query = scope(db, workspaceId, organizationId).where("depth", "=", depth);
     if (under === undefined) return query;
@@ -155,7 +156,7 @@ export async function listLevels(
     .reduce((query, depth) => query.unionAll(level(depth)), level(first))
     .limit(limit)
     .execute();
-  return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return rows;
 }
 
 /**
