@@ -126,10 +126,7 @@ export async function addFolders(
     }
     const existing = await store.findFolders(trx, ws, org, [...named]);
     const plan = planFolderAdds(input.folders, existing, (index) => firstKey + index, now);
-    await store.insertFolders(
-      trx,
-      plan.created.map((node) => store.nodeToRow(ws, org, node)),
-    );
+    await store.insertFolders(trx, ws, org, plan.created);
     return plan.results;
   });
 }

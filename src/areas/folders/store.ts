@@ -162,21 +162,27 @@ export async function listLevels(
 /**
  * Inserts new folders; the caller holds the organization lock and allocated their path
  * keys. Statements hold at most 400 rows (12 parameters a row stays far below either
- * dialect's limit) and about 1 MB of ancestors: 1000 deep folders with long ids carry
- * ~26 MB, and the event loop gets a turn between statements (issue #15).
+ * dialect's limit) and about 1 MB of ancestors, serialized statement by statement: 1000
+ * deep folders with long ids carry ~26 MB, and the event loop gets a turn between such
+ * statements (issue #15).
  */
-export async function insertFolders(db: Db, rows: readonly FolderRow[]): Promise<void> {
+export async function insertFolders(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  nodes: readonly FolderNode[],
+): Promise<void> {
   let start = 0;
-  while (start < rows.length) {
-    let end = start;
+  while (start < nodes.length) {
+    const rows: FolderRow[] = [];
     let bytes = 0;
-    while (end < rows.length && end - start < 400 && (end === start || bytes < INSERT_BYTES)) {
-      bytes += rows[end]!.ancestors.length;
-      end++;
+    while (start < nodes.length && rows.length < 400 && (rows.length === 0 || bytes < INSERT_BYTES)) {
+      const row = nodeToRow(workspaceId, organizationId, nodes[start++]!);
+      bytes += row.ancestors.length;
+      rows.push(row);
     }
-    await db.insertInto("folders").values(rows.slice(start, end)).execute();
-    start = end;
-    if (start < rows.length && bytes >= INSERT_BYTES) await yieldToLoop();
+    await db.insertInto("folders").values(rows).execute();
+    if (start < nodes.length && bytes >= INSERT_BYTES) await yieldToLoop();
   }
 }
 
