@@ -34,7 +34,7 @@ export interface FlatPage {
  */
 export async function flatPage(
   ctx: Ctx,
-  trx: Kysely<Tables>,
+  db: Kysely<Tables>,
   input: GetFoldersInput,
   owner: Owner,
 ): Promise<FlatPage> {
@@ -46,7 +46,7 @@ export async function flatPage(
     ...bounds,
     chunkRows: FLAT_CHUNK_ROWS,
     after,
-    fetch: (from: string | null, rows) => store.listFoldersAfter(trx, ws, input.organizationId, from, rows),
+    fetch: (from: string | null, rows) => store.listFoldersAfter(db, ws, input.organizationId, from, rows),
     text: (row) => folderJson(row, owner),
     key: (row) => row.path,
   });
@@ -58,7 +58,11 @@ export async function flatPage(
 
 function toPathCursor(ctx: Ctx, query: object, token: string): string {
   const [path] = ctx.pageTokens.open(ctx.workspace.id, query, token, ctx.clock.now());
-  if (typeof path !== "string") throw invalidArgument("Invalid page token.");
+  if (typeof path !== "string") {
+    throw invalidArgument("Invalid page token.", [
+      { field: "data.pageToken", message: "Invalid page token." },
+    ]);
+  }
   return path;
 }
 
