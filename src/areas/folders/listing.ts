@@ -67,34 +67,29 @@ function toPathCursor(ctx: Ctx, query: object, token: string): string {
 }
 
 /**
- * The folders of a nested answer, in path order, once it is known to be bounded: more
- * than MAX_NESTED_FOLDERS folders (the levels were read with one row more) or more than
- * COLLABD_MAX_PAGE_BYTES characters is INVALID_ARGUMENT naming `field`. Checked on the
- * stored rows, so an oversized answer is refused without parsing its ancestors.
+ * Refuses a nested answer of more than MAX_NESTED_FOLDERS folders or COLLABD_MAX_PAGE_BYTES
+ * characters, INVALID_ARGUMENT naming `field`; `measured` comes from store.measureLevels
+ * (read with one row more than allowed), `others` are folders it did not count.
  */
-export function boundedNodes(
+export function checkNestedSize(
   ctx: Ctx,
-  rows: readonly store.NodeRow[],
-  others: readonly store.FolderNode[],
+  measured: { count: number; chars: number },
+  others: number,
   owner: Owner,
   field: string,
-): store.FolderNode[] {
-  const count = rows.length + others.length;
-  let size = 0;
-  if (count <= MAX_NESTED_FOLDERS) {
-    const fixed = 240 + owner.apiKey.length + owner.organizationId.length;
-    for (const row of rows) {
-      size += fixed + row.folder_id.length + row.folder_name.length + row.parent_folder_id.length;
-      size += row.ancestors.length;
-    }
-  }
-  if (count > MAX_NESTED_FOLDERS || size > ctx.config.maxPageBytes) {
-    const message =
-      `The folders asked for exceed one answer (${MAX_NESTED_FOLDERS} folders or ` +
-      `${ctx.config.maxPageBytes} characters); ask for fewer levels or a deeper folderId, or page ` +
-      "through the flat listing (no folderId, no maxDepth).";
-    throw invalidArgument(message, [{ field, message: "Answer too large." }]);
-  }
+): void {
+  const count = measured.count + others;
+  const perFolder = 240 + owner.apiKey.length + owner.organizationId.length;
+  if (count <= MAX_NESTED_FOLDERS && measured.chars + count * perFolder <= ctx.config.maxPageBytes) return;
+  const message =
+    `The folders asked for exceed one answer (${MAX_NESTED_FOLDERS} folders or ` +
+    `${ctx.config.maxPageBytes} characters); ask for fewer levels or a deeper folderId, or page ` +
+    "through the flat listing (no folderId, no maxDepth).";
+  throw invalidArgument(message, [{ field, message: "Answer too large." }]);
+}
+
+/** Stored rows as tree nodes in path order (parents first). */
+export function toNodes(rows: readonly store.NodeRow[]): store.FolderNode[] {
   return rows.map(store.rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 

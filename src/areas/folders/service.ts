@@ -4,7 +4,7 @@ import type { Tables } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { findOrganization, lockOrganization } from "../organizations/store.js";
-import { boundedNodes, flatPage, MAX_NESTED_FOLDERS, nestBounded } from "./listing.js";
+import { checkNestedSize, flatPage, MAX_NESTED_FOLDERS, nestBounded, toNodes } from "./listing.js";
 import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
 import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
 import type { Folder } from "./records.js";
@@ -65,26 +65,33 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
     return { ...(await flatPage(ctx, ctx.reader, input, owner)), oneFolder: false };
   }
   const cap = MAX_NESTED_FOLDERS + 1;
+  const field =
+    input.folderId !== undefined && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
   const read = await ctx.reader
     .transaction()
     .setIsolationLevel("repeatable read")
     .execute(async (trx) => {
+      let folder: store.FolderNode | null = null;
+      let depths: number[];
       if (input.folderId !== undefined) {
         // A folder implies its organization (organizations are never deleted), so the
         // organization is only looked up to tell which of the two is missing.
-        const folder = await store.findFolder(trx, ws, org, input.folderId);
+        folder = await store.findFolder(trx, ws, org, input.folderId);
         if (!folder) {
           throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
         }
-        const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
-        return { folder, rows: await store.listLevels(trx, ws, org, depths, folder.path, cap - 1) };
+        depths = levels(folder.depth + 1, input.maxDepth ?? 1);
+      } else {
+        if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
+        depths = levels(0, input.maxDepth! + 1);
       }
-      if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
-      const depths = levels(0, input.maxDepth! + 1);
-      return { folder: null, rows: await store.listLevels(trx, ws, org, depths, undefined, cap) };
+      // Sized by the database first: a refused answer is never read into memory.
+      const under = folder?.path;
+      const measured = await store.measureLevels(trx, ws, org, depths, under, cap);
+      checkNestedSize(ctx, measured, folder ? 1 : 0, owner, field);
+      return { folder, rows: await store.listLevels(trx, ws, org, depths, under, cap) };
     });
-  const field = read.folder && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
-  const nodes = boundedNodes(ctx, read.rows, read.folder ? [read.folder] : [], owner, field);
+  const nodes = toNodes(read.rows);
   const [tops, below] = read.folder
     ? [[read.folder], nodes]
     : [nodes.filter((node) => node.depth === 0), nodes.filter((node) => node.depth > 0)];

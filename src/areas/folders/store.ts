@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { FolderRow, Tables } from "../../db/tables.js";
 import { type AccessType, subtreeRange } from "./paths.js";
 
@@ -157,6 +157,43 @@ export async function listLevels(
     .limit(limit)
     .execute();
   return rows;
+}
+
+/**
+ * How many folders (at most `limit`) `listLevels` with the same arguments would return and
+ * the characters of their strings (ids, name, the ancestors' JSON text), counted by the
+ * database: a nested answer too large to send is refused without reading it (issue #15).
+ */
+export async function measureLevels(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  depths: readonly number[],
+  under: string | undefined,
+  limit: number,
+): Promise<{ count: number; chars: number }> {
+  const size = sql<number>`length(ancestors) + length(folder_id) + length(folder_name) + length(parent_folder_id)`;
+  const level = (depth: number) => {
+    const query = db
+      .selectFrom("folders")
+      .select(size.as("size"))
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("depth", "=", depth);
+    if (under === undefined) return query;
+    const [from, to] = subtreeRange(under);
+    return query.where("path", ">", from).where("path", "<", to);
+  };
+  const [first, ...rest] = depths;
+  if (first === undefined) return { count: 0, chars: 0 };
+  const levels = rest
+    .reduce((query, depth) => query.unionAll(level(depth)), level(first))
+    .limit(sql.lit(limit));
+  const row = await db
+    .selectFrom(levels.as("levels"))
+    .select([sql<number>`count(*)`.as("count"), sql<number>`coalesce(sum(size), 0)`.as("chars")])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), chars: Number(row.chars) };
 }
 
 /**
