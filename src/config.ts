@@ -120,7 +120,7 @@ function loadTransport(env: Env): TransportConfig {
 /** Record size, page size and reader-list bounds; a record must fit in a page. */
 function answerBounds(env: Env) {
   const maxRecordBytes = integer(env, "COLLABD_MAX_RECORD_BYTES", 256 * 1024, 1024, 64 * 1024 * 1024);
-  const maxPageBytes = integer(env, "COLLABD_MAX_PAGE_BYTES", 8 * 1024 * 1024, 1024, 256 * 1024 * 1024);
+  const maxPageBytes = integer(env, "COLLABD_MAX_PAGE_BYTES", 4 * 1024 * 1024, 1024, 256 * 1024 * 1024);
   if (maxRecordBytes > maxPageBytes) {
     throw new ConfigError("COLLABD_MAX_RECORD_BYTES must not exceed COLLABD_MAX_PAGE_BYTES.");
   }

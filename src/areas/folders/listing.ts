@@ -5,7 +5,7 @@ import type { Tables } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { fillPage } from "../../lib/paging.js";
-import { type Folder, nest, type Owner, toFolder } from "./records.js";
+import { type Folder, folderJson, nest, type Owner } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -19,7 +19,7 @@ import * as store from "./store.js";
 export const MAX_NESTED_FOLDERS = 1000;
 
 /** Folders read per query of the flat listing: a folder's ancestors may reach ~50 kB. */
-const FLAT_CHUNK_ROWS = 200;
+const FLAT_CHUNK_ROWS = 100;
 
 /** A flat page: serialized folders, spliced into the response, and the next token. */
 export interface FlatPage {
@@ -34,7 +34,7 @@ export interface FlatPage {
  */
 export async function flatPage(
   ctx: Ctx,
-  trx: Kysely<Tables>,
+  db: Kysely<Tables>,
   input: GetFoldersInput,
   owner: Owner,
 ): Promise<FlatPage> {
@@ -46,9 +46,9 @@ export async function flatPage(
     ...bounds,
     chunkRows: FLAT_CHUNK_ROWS,
     after,
-    fetch: (from: string | null, rows) => store.listFoldersAfter(trx, ws, input.organizationId, from, rows),
-    text: (node) => JSON.stringify(toFolder(node, owner)),
-    key: (node) => node.path,
+    fetch: (from: string | null, rows) => store.listFoldersAfter(db, ws, input.organizationId, from, rows),
+    text: (row) => folderJson(row, owner),
+    key: (row) => row.path,
   });
   return {
     records: page.records,
@@ -58,45 +58,50 @@ export async function flatPage(
 
 function toPathCursor(ctx: Ctx, query: object, token: string): string {
   const [path] = ctx.pageTokens.open(ctx.workspace.id, query, token, ctx.clock.now());
-  if (typeof path !== "string") throw invalidArgument("Invalid page token.");
+  if (typeof path !== "string") {
+    throw invalidArgument("Invalid page token.", [
+      { field: "data.pageToken", message: "Invalid page token." },
+    ]);
+  }
   return path;
 }
 
 /**
- * Nests `below` under `tops` once the answer is known to be bounded: more than
- * MAX_NESTED_FOLDERS folders (the levels were read with one row more) or more than
- * COLLABD_MAX_PAGE_BYTES characters is INVALID_ARGUMENT naming `field`.
+ * Refuses a nested answer of more than MAX_NESTED_FOLDERS folders or COLLABD_MAX_PAGE_BYTES
+ * characters, INVALID_ARGUMENT naming `field`; `measured` comes from store.measureLevels
+ * (read with one row more than allowed), `others` are folders it did not count.
  */
-export async function boundedNest(
+export function checkNestedSize(
   ctx: Ctx,
+  measured: { count: number; chars: number },
+  others: number,
+  owner: Owner,
+  field: string,
+): void {
+  const count = measured.count + others;
+  const perFolder = 240 + owner.apiKey.length + owner.organizationId.length;
+  if (count <= MAX_NESTED_FOLDERS && measured.chars + count * perFolder <= ctx.config.maxPageBytes) return;
+  const message =
+    `The folders asked for exceed one answer (${MAX_NESTED_FOLDERS} folders or ` +
+    `${ctx.config.maxPageBytes} characters); ask for fewer levels or a deeper folderId, or page ` +
+    "through the flat listing (no folderId, no maxDepth).";
+  throw invalidArgument(message, [{ field, message: "Answer too large." }]);
+}
+
+/** Stored rows as tree nodes in path order (parents first). */
+export function toNodes(rows: readonly store.NodeRow[]): store.FolderNode[] {
+  return rows.map(store.rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Nests `below` under `tops`: linear, and at most MAX_NESTED_FOLDERS folders; a large
+ * one yields first so a run of such answers leaves room for other requests between them.
+ */
+export async function nestBounded(
   tops: readonly store.FolderNode[],
   below: readonly store.FolderNode[],
   owner: Owner,
-  field: string,
 ): Promise<Folder[]> {
-  const count = tops.length + below.length;
-  let size = 0;
-  if (count <= MAX_NESTED_FOLDERS) {
-    for (const node of tops) size += approximateSize(node, owner);
-    for (const node of below) size += approximateSize(node, owner);
-  }
-  if (count > MAX_NESTED_FOLDERS || size > ctx.config.maxPageBytes) {
-    const message =
-      `The folders asked for exceed one answer (${MAX_NESTED_FOLDERS} folders or ` +
-      `${ctx.config.maxPageBytes} characters); ask for fewer levels or a deeper folderId, or page ` +
-      "through the flat listing (no folderId, no maxDepth).";
-    throw invalidArgument(message, [{ field, message: "Answer too large." }]);
-  }
-  // Nesting up to a thousand folders is linear and short; yield once so a run of such
-  // answers leaves room for other requests between them.
-  if (count > 100) await yieldToLoop();
+  if (tops.length + below.length > 100) await yieldToLoop();
   return nest(tops, below, owner);
-}
-
-/** About the characters a folder takes in JSON: its strings and a fixed share for the keys. */
-function approximateSize(node: store.FolderNode, owner: Owner): number {
-  let size = 240 + node.folderId.length + node.folderName.length + node.parentFolderId.length;
-  size += owner.apiKey.length + owner.organizationId.length;
-  for (const id of node.ancestors) size += id.length + 3;
-  return size;
 }

@@ -1,5 +1,5 @@
 import { parentPath } from "./paths.js";
-import type { FolderNode } from "./store.js";
+import type { FolderNode, NodeRow } from "./store.js";
 
 /** A folder as the API returns it (SPEC §2.3), in the SPEC's field order. */
 export interface Folder {
@@ -58,4 +58,19 @@ export function nest(tops: readonly FolderNode[], below: readonly FolderNode[], 
     byPath.set(node.path, folder);
   }
   return roots;
+}
+
+/**
+ * The JSON of `toFolder(rowToNode(row), owner)` written straight from the stored row: the
+ * ancestors are spliced in as stored (JSON text written by JSON.stringify), not parsed
+ * and serialized again, which was most of a flat listing's work with deep trees.
+ */
+export function folderJson(row: NodeRow, owner: Owner): string {
+  return (
+    `{"folderId":${JSON.stringify(row.folder_id)},"folderName":${JSON.stringify(row.folder_name)},` +
+    `"parentFolderId":${JSON.stringify(row.parent_folder_id)},"apiKey":${JSON.stringify(owner.apiKey)},` +
+    `"organizationId":${JSON.stringify(owner.organizationId)},"createdAt":${Number(row.created_at)},` +
+    `"lastUpdated":${Number(row.last_updated)},"ancestors":${row.ancestors},` +
+    `"accessType":${JSON.stringify(row.access_type)},"inheritAccessFromParent":${row.inherit_access === 1}}`
+  );
 }

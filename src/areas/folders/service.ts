@@ -4,7 +4,7 @@ import type { Tables } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { findOrganization, lockOrganization } from "../organizations/store.js";
-import { boundedNest, flatPage, MAX_NESTED_FOLDERS } from "./listing.js";
+import { checkNestedSize, flatPage, MAX_NESTED_FOLDERS, nestBounded, toNodes } from "./listing.js";
 import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
 import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
 import type { Folder } from "./records.js";
@@ -45,8 +45,8 @@ export interface FolderListing {
 /**
  * Reads the tree (SPEC §4.5, DESIGN §5): one folder nested `maxDepth` levels (default 1);
  * without folderId, every folder flat (paged, listing.ts), or the top-level folders nested
- * when `maxDepth` is given. All reads share one snapshot, so a concurrent move is seen whole
- * or not at all; every answer is bounded (listing.ts).
+ * when `maxDepth` is given. A nested answer's reads share one snapshot, so a concurrent
+ * move is seen whole or not at all; every answer is bounded (listing.ts).
  */
 export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<FolderListing> {
   requireAdvancedQueries(ctx);
@@ -57,40 +57,45 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
   const owner = { apiKey: ws, organizationId: org };
   const levels = (from: number, count: number) =>
     Array.from({ length: Math.max(0, Math.min(count, MAX_STORED_DEPTH - from + 1)) }, (_, i) => from + i);
+  if (flat) {
+    // Pages of the flat listing read in several short statements with the loop yielded
+    // between them; no transaction, so none holds SQLite's reader connection meanwhile.
+    // Like any keyset walk, a folder moved while it runs may be met twice or not at all.
+    if (!(await findOrganization(ctx.reader, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
+    return { ...(await flatPage(ctx, ctx.reader, input, owner)), oneFolder: false };
+  }
   const cap = MAX_NESTED_FOLDERS + 1;
-  return ctx.reader
+  const field =
+    input.folderId !== undefined && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
+  const read = await ctx.reader
     .transaction()
     .setIsolationLevel("repeatable read")
-    .execute(async (trx): Promise<FolderListing> => {
+    .execute(async (trx) => {
+      let folder: store.FolderNode | null = null;
+      let depths: number[];
       if (input.folderId !== undefined) {
         // A folder implies its organization (organizations are never deleted), so the
         // organization is only looked up to tell which of the two is missing.
-        const folder = await store.findFolder(trx, ws, org, input.folderId);
+        folder = await store.findFolder(trx, ws, org, input.folderId);
         if (!folder) {
           throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
         }
-        const depths = levels(folder.depth + 1, input.maxDepth ?? 1);
-        const below = await store.listLevels(trx, ws, org, depths, folder.path, cap - 1);
-        const field = input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
-        return {
-          folders: await boundedNest(ctx, [folder], below, owner, field),
-          pageToken: "",
-          oneFolder: true,
-        };
+        depths = levels(folder.depth + 1, input.maxDepth ?? 1);
+      } else {
+        if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
+        depths = levels(0, input.maxDepth! + 1);
       }
-      if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
-      if (input.maxDepth === undefined) {
-        return { ...(await flatPage(ctx, trx, input, owner)), oneFolder: false };
-      }
-      const rows = await store.listLevels(trx, ws, org, levels(0, input.maxDepth + 1), undefined, cap);
-      const tops = rows.filter((node) => node.depth === 0);
-      const below = rows.filter((node) => node.depth > 0);
-      return {
-        folders: await boundedNest(ctx, tops, below, owner, "data.maxDepth"),
-        pageToken: "",
-        oneFolder: false,
-      };
+      // Sized by the database first: a refused answer is never read into memory.
+      const under = folder?.path;
+      const measured = await store.measureLevels(trx, ws, org, depths, under, cap);
+      checkNestedSize(ctx, measured, folder ? 1 : 0, owner, field);
+      return { folder, rows: await store.listLevels(trx, ws, org, depths, under, cap) };
     });
+  const nodes = toNodes(read.rows);
+  const [tops, below] = read.folder
+    ? [[read.folder], nodes]
+    : [nodes.filter((node) => node.depth === 0), nodes.filter((node) => node.depth > 0)];
+  return { folders: await nestBounded(tops, below, owner), pageToken: "", oneFolder: read.folder !== null };
 }
 
 /** Paging is for the flat listing; a nested answer is bounded instead (listing.ts). */
@@ -128,10 +133,7 @@ export async function addFolders(
     }
     const existing = await store.findFolders(trx, ws, org, [...named]);
     const plan = planFolderAdds(input.folders, existing, (index) => firstKey + index, now);
-    await store.insertFolders(
-      trx,
-      plan.created.map((node) => store.nodeToRow(ws, org, node)),
-    );
+    await store.insertFolders(trx, ws, org, plan.created);
     return plan.results;
   });
 }

@@ -1,4 +1,5 @@
-import type { Kysely } from "kysely";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { type Kysely, sql } from "kysely";
 import type { FolderRow, Tables } from "../../db/tables.js";
 import { type AccessType, subtreeRange } from "./paths.js";
 
@@ -35,7 +36,7 @@ const COLUMNS = [
   "last_updated",
 ] as const;
 
-type NodeRow = Pick<FolderRow, (typeof COLUMNS)[number]>;
+export type NodeRow = Pick<FolderRow, (typeof COLUMNS)[number]>;
 
 /** Storage names to the tree's view (STYLE §7); ancestors are parsed from their JSON text. */
 export function rowToNode(row: NodeRow): FolderNode {
@@ -111,8 +112,9 @@ export async function findFolders(
 }
 
 /**
- * Up to `rows` folders of the organization after `afterPath` (from the start when null)
- * in path order: parents first, siblings by creation. One range on the path index.
+ * Up to `rows` stored folders of the organization after `afterPath` (from the start when
+ * null) in path order: parents first, siblings by creation. One range on the path index.
+ * Rows, not nodes: the flat listing splices the stored ancestors text into its answer.
  */
 export async function listFoldersAfter(
   db: Db,
@@ -120,10 +122,10 @@ export async function listFoldersAfter(
   organizationId: string,
   afterPath: string | null,
   rows: number,
-): Promise<FolderNode[]> {
+): Promise<NodeRow[]> {
   let query = scope(db, workspaceId, organizationId);
   if (afterPath !== null) query = query.where("path", ">", afterPath);
-  return (await query.orderBy("path").limit(rows).execute()).map(rowToNode);
+  return query.orderBy("path").limit(rows).execute();
 }
 
 /**
@@ -131,7 +133,8 @@ export async function listFoldersAfter(
  * order. Each depth is its own branch on the (depth, path) index, equality then range,
  * so the cost follows the rows returned, not the size of the organization or of the
  * levels below; one `depth IN (…)` lets PostgreSQL prefer the path index and filter.
- * At most `limit` rows (any of them: a caller asks for one more than it accepts).
+ * At most `limit` rows (any of them: a caller asks for one more than it accepts), as
+ * stored rows in no order: the caller checks their size before parsing them (listing.ts).
  */
 export async function listLevels(
   db: Db,
@@ -140,7 +143,7 @@ export async function listLevels(
   depths: readonly number[],
   under: string | undefined,
   limit: number,
-): Promise<FolderNode[]> {
+): Promise<NodeRow[]> {
   const level = (depth: number) => {
     const query = scope(db, workspaceId, organizationId).where("depth", "=", depth);
     if (under === undefined) return query;
@@ -153,19 +156,74 @@ export async function listLevels(
     .reduce((query, depth) => query.unionAll(level(depth)), level(first))
     .limit(limit)
     .execute();
-  return rows.map(rowToNode).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return rows;
 }
 
-/** Inserts new folders; the caller holds the organization lock and allocated their path keys. */
-export async function insertFolders(db: Db, rows: readonly FolderRow[]): Promise<void> {
-  // 12 parameters a row: 400 rows stay far below either dialect's parameter limit.
-  for (let i = 0; i < rows.length; i += 400) {
-    await db
-      .insertInto("folders")
-      .values(rows.slice(i, i + 400))
-      .execute();
+/**
+ * How many folders (at most `limit`) `listLevels` with the same arguments would return and
+ * the characters of their strings (ids, name, the ancestors' JSON text), counted by the
+ * database: a nested answer too large to send is refused without reading it (issue #15).
+ */
+export async function measureLevels(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  depths: readonly number[],
+  under: string | undefined,
+  limit: number,
+): Promise<{ count: number; chars: number }> {
+  const size = sql<number>`length(ancestors) + length(folder_id) + length(folder_name) + length(parent_folder_id)`;
+  const level = (depth: number) => {
+    const query = db
+      .selectFrom("folders")
+      .select(size.as("size"))
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("depth", "=", depth);
+    if (under === undefined) return query;
+    const [from, to] = subtreeRange(under);
+    return query.where("path", ">", from).where("path", "<", to);
+  };
+  const [first, ...rest] = depths;
+  if (first === undefined) return { count: 0, chars: 0 };
+  const levels = rest
+    .reduce((query, depth) => query.unionAll(level(depth)), level(first))
+    .limit(sql.lit(limit));
+  const row = await db
+    .selectFrom(levels.as("levels"))
+    .select([sql<number>`count(*)`.as("count"), sql<number>`coalesce(sum(size), 0)`.as("chars")])
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), chars: Number(row.chars) };
+}
+
+/**
+ * Inserts new folders; the caller holds the organization lock and allocated their path
+ * keys. Statements hold at most 400 rows (12 parameters a row stays far below either
+ * dialect's limit) and about 1 MB of ancestors, serialized statement by statement: 1000
+ * deep folders with long ids carry ~26 MB, and the event loop gets a turn between such
+ * statements (issue #15).
+ */
+export async function insertFolders(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  nodes: readonly FolderNode[],
+): Promise<void> {
+  let start = 0;
+  while (start < nodes.length) {
+    const rows: FolderRow[] = [];
+    let bytes = 0;
+    while (start < nodes.length && rows.length < 400 && (rows.length === 0 || bytes < INSERT_BYTES)) {
+      const row = nodeToRow(workspaceId, organizationId, nodes[start++]!);
+      bytes += row.ancestors.length;
+      rows.push(row);
+    }
+    await db.insertInto("folders").values(rows).execute();
+    if (start < nodes.length && bytes >= INSERT_BYTES) await yieldToLoop();
   }
 }
+
+const INSERT_BYTES = 1024 * 1024;
 
 /** The deepest stored depth in a folder's subtree (the folder's own when it has none). */
 export async function subtreeMaxDepth(db: Db, workspaceId: string, organizationId: string, path: string) {
