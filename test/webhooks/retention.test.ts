@@ -124,13 +124,21 @@ forEachDialect(
         { creds: t.creds },
       );
       expect(deleted.body.result.data).toEqual({ "rec-1": { success: true, message: "Recording deleted." } });
-      t.receiver.release();
+      // The answer arrives after the delete, echoing what it got: it is not kept.
+      t.receiver.release({ status: 500, body: `could not handle ${secret}` });
       await s.worker!.drain();
       const [log] = (await t.deliveries()).body.result.data;
-      expect(log).toMatchObject({ status: "succeeded", lastHttpStatus: 200 });
+      expect(log).toMatchObject({ status: "pending", lastHttpStatus: 500, lastError: null });
+      expect(log.attempts).toEqual([expect.objectContaining({ httpStatus: 500, error: null })]);
       expect(await tablesHolding(s, secret)).toEqual([]);
       const answer = (await retry(s, t, [log.webhookId])).body.result.data;
       expect(answer).toEqual({ [log.webhookId]: { success: false, message: ERASED_RETRY } });
+      // Its scheduled retry comes due and sends nothing.
+      s.clock.advance(DAY);
+      expect(await s.worker!.runOnce()).toBe(1);
+      expect(t.receiver.received).toHaveLength(1);
+      const [after] = (await t.deliveries()).body.result.data;
+      expect(after).toMatchObject({ status: "failed", lastError: NOT_SENT_ERASED, attemptCount: 2 });
       await t.close();
     });
   },
