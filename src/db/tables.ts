@@ -115,6 +115,10 @@ export interface WebhookEventRow {
   organization_id: string;
   document_id: string;
   created_at: number;
+  /** `activity` or `recording`: what deleting erases (null for events older than migration 0006). */
+  record_kind: string | null;
+  /** The activity id or recording annotationId the payload carries. */
+  record_id: string | null;
 }
 
 /** One event to one URL: the outbox row the worker claims; its id is the `webhook-id`. */
@@ -126,7 +130,7 @@ export interface WebhookDeliveryRow {
   /** `raw` or `processed`. */
   kind: string;
   url: string;
-  /** The payload JSON without `webhookId`, which is spliced in at send time. */
+  /** The payload JSON without `webhookId`, which is spliced in at send time; `""` once erased. */
   payload: string;
   /** `pending`, `delivering` (claimed), `succeeded` or `failed`. */
   status: string;

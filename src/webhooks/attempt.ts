@@ -1,5 +1,6 @@
 import { deliveryBody } from "./body.js";
 import { EgressRefused } from "./egress.js";
+import { ERASED } from "./history.js";
 import { withWebhookId } from "./payloads.js";
 import type { ClaimedDelivery } from "./queue.js";
 import type { Sender } from "./sender.js";
@@ -32,6 +33,9 @@ export interface AttemptOutcome {
 
 const ERROR_SNIPPET = 200;
 
+/** Why a delivery whose record was deleted is not attempted (a retry raced the delete). */
+export const NOT_SENT_ERASED = "Not sent: its record was deleted, and its content with it.";
+
 /**
  * Makes one attempt (DESIGN §6). The body is rebuilt from the stored payload each time:
  * same JSON and `webhook-id` on every retry, fresh timestamp and signature, and the
@@ -56,6 +60,9 @@ export async function attemptDelivery(
   });
   if (hook === null || !hook.settings.enabled) {
     return outcome({ error: "The webhook service is disabled for this workspace.", permanent: true });
+  }
+  if (delivery.payload === ERASED) {
+    return outcome({ error: NOT_SENT_ERASED, permanent: true });
   }
   let body: string;
   try {

@@ -56,6 +56,8 @@ export async function emitEvents(
       organization_id: payloads.organizationId,
       document_id: payloads.documentId,
       created_at: now,
+      record_kind: event.type,
+      record_id: payloads.recordId,
     });
     for (const [kind, url, payload] of [
       ["raw", config.raw_url, payloads.raw],

@@ -29,6 +29,8 @@ export type OutboxEvent =
 export interface Payloads {
   readonly organizationId: string;
   readonly documentId: string;
+  /** The record the payloads carry (activity id, recording annotationId): what its deletion erases. */
+  readonly recordId: string;
   readonly raw: string;
   readonly processed: string;
 }
@@ -65,6 +67,7 @@ export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
     return {
       organizationId,
       documentId,
+      recordId: String(record.id ?? ""),
       raw: JSON.stringify({
         ...common,
         notificationSource: record.featureType,
@@ -94,6 +97,7 @@ export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
   return {
     organizationId,
     documentId,
+    recordId: String(record.annotationId ?? ""),
     raw: JSON.stringify({
       ...common,
       notificationSource: "recorder",

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables, WebhookAttemptRow } from "../db/tables.js";
 import { bookkeeping, isPostgresExecutor } from "./dialect.js";
+import { ERASED } from "./history.js";
 import type { Decision } from "./schedule.js";
 
 type Db = Kysely<Tables>;
@@ -116,7 +117,10 @@ export async function completeAttempts(db: Db, completions: readonly Completion[
     const attempts: WebhookAttemptRow[] = [];
     for (const c of completions) {
       const attempt = c.delivery.attempts + 1;
-      const result = await trx
+      // A receiver's answer may echo the payload: if the record was deleted (the payload
+      // erased) while this attempt was in flight, the answer is not kept either.
+      const echo = c.httpStatus !== null && c.error !== null;
+      const update = trx
         .updateTable("webhook_deliveries")
         .set({
           status: c.decision.status,
@@ -125,14 +129,25 @@ export async function completeAttempts(db: Db, completions: readonly Completion[
           next_attempt_at: c.decision.nextAttemptAt,
           claim: null,
           last_http_status: c.httpStatus,
-          last_error: c.error,
+          last_error: echo
+            ? sql<string | null>`case when payload = ${ERASED} then null else ${c.error} end`
+            : c.error,
           updated_at: c.now,
         })
         .where("workspace_id", "=", c.delivery.workspaceId)
         .where("id", "=", c.delivery.id)
-        .where("claim", "=", c.delivery.claim)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) continue;
+        .where("claim", "=", c.delivery.claim);
+      let erased = false;
+      if (echo) {
+        const row = await update
+          .returning(sql<number>`case when payload = ${ERASED} then 1 else 0 end`.as("erased"))
+          .executeTakeFirst();
+        if (!row) continue;
+        erased = Number(row.erased) === 1;
+      } else {
+        const result = await update.executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) continue;
+      }
       attempts.push({
         workspace_id: c.delivery.workspaceId,
         delivery_id: c.delivery.id,
@@ -140,7 +155,7 @@ export async function completeAttempts(db: Db, completions: readonly Completion[
         started_at: c.startedAt,
         duration_ms: Math.round(c.durationMs),
         http_status: c.httpStatus,
-        error: c.error,
+        error: erased ? null : c.error,
       });
     }
     for (let i = 0; i < attempts.length; i += 500) {

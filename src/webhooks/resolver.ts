@@ -50,6 +50,9 @@ interface Flight {
   waiters: number;
 }
 
+/** Answers are reused at least this long, whatever their TTL. */
+const MIN_TTL_MS = 1000;
+
 /** RFC 6761: these names are the loopback host and never go to DNS. */
 const LOOPBACK_NAME = /^localhost\.?$|\.localhost\.?$/i;
 const LOOPBACK: readonly ResolvedAddress[] = Object.freeze([
@@ -151,8 +154,8 @@ export class FairResolver implements HostResolver {
   }
 
   private remember(name: string, answer: LookupAnswer): void {
-    const ttl = Math.min(answer.ttlMs, this.maxTtlMs);
-    if (ttl <= 0) return;
+    // At least a second even for TTL 0: otherwise every delivery to such a host is a query.
+    const ttl = Math.min(Math.max(answer.ttlMs, MIN_TTL_MS), this.maxTtlMs);
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(name, { addresses: Object.freeze([...answer.addresses]), expires: this.now() + ttl });
   }

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Services } from "../context.js";
 import { randomId } from "../lib/ids.js";
 import { type AttemptOutcome, attemptDelivery, type WorkspaceHook } from "./attempt.js";
+import { pruneHistory } from "./history.js";
 import { Poller } from "./poller.js";
 import { type ClaimedDelivery, claimDue, releaseClaims } from "./queue.js";
 import { ResultWriter } from "./results.js";
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   readonly perWorkspace?: number;
   /** Idle poll interval; emits in this process (and NOTIFY on PostgreSQL) wake it sooner. */
   readonly pollMs?: number;
+  /** How often the running loop deletes history older than COLLABD_WEBHOOK_RETENTION. */
+  readonly sweepMs?: number;
   /** Overrides COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS for the default sender. */
   readonly allowPrivateUrls?: boolean;
   readonly log?: WorkerLog;
@@ -61,6 +64,9 @@ export class DeliveryWorker {
   private readonly load = new Map<string, number>();
   private readonly released: ClaimedDelivery[] = [];
   private claiming: Promise<number> | null = null;
+  private sweeping: Promise<number> | null = null;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly sweepMs: number;
   private stopping = false;
   /** The last claim was limited by free slots, so a freed slot should trigger the next. */
   private saturated = false;
@@ -84,6 +90,7 @@ export class DeliveryWorker {
     // Longer than any attempt: a lease only runs out when its worker is gone.
     this.leaseMs = config.webhookTimeoutMs + 60_000;
     this.log = options.log ?? silent;
+    this.sweepMs = options.sweepMs ?? 10 * 60_000;
     this.results = new ResultWriter(services.database.db, (error, count) =>
       this.log.error({ err: error, count }, "webhook worker: could not record attempts"),
     );
@@ -103,7 +110,31 @@ export class DeliveryWorker {
 
   /** Runs the loop until `stop`. */
   start(): void {
-    if (!this.stopping) this.poller.start();
+    if (this.stopping) return;
+    this.poller.start();
+    const sweep = () => {
+      this.sweepHistory().catch((error: unknown) =>
+        this.log.error({ err: error }, "webhook worker: could not delete old history"),
+      );
+    };
+    this.sweepTimer = setInterval(sweep, this.sweepMs);
+    this.sweepTimer.unref();
+  }
+
+  /**
+   * Deletes finished deliveries (with their attempts and events) that finished more than
+   * COLLABD_WEBHOOK_RETENTION ago, in bounded batches that yield between them. The loop
+   * runs it every `sweepMs`; tests call it with a manual clock. Resolves with the count.
+   */
+  sweepHistory(): Promise<number> {
+    this.sweeping ??= pruneHistory(
+      this.services.database.db,
+      this.services.clock.now() - this.services.config.webhookRetentionMs,
+      () => this.stopping,
+    ).finally(() => {
+      this.sweeping = null;
+    });
+    return this.sweeping;
   }
 
   /** Claims what is due and free slots allow, and starts those attempts; resolves with how many. */
@@ -142,7 +173,9 @@ export class DeliveryWorker {
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
+    clearInterval(this.sweepTimer);
     await this.poller.stop();
+    await this.sweeping?.catch(() => {});
     await this.claiming?.catch(() => {});
     const all = Promise.all([...this.inFlight.values()].map((f) => f.done));
     let timer: NodeJS.Timeout | undefined;

@@ -25,6 +25,19 @@ describe("fair resolver", () => {
     expect(calls).toHaveLength(2);
   });
 
+  it("reuses an answer with TTL 0 for a second", async () => {
+    let now = 0;
+    const { lookup, calls } = scriptedNames({ "hook.test": "93.184.216.34" }, 0);
+    const resolver = new FairResolver(lookup, { timeoutMs: 1000, perWorkspace: 4, now: () => now });
+    await resolver.resolve("hook.test");
+    now = 999;
+    await resolver.resolve("hook.test");
+    expect(calls).toHaveLength(1);
+    now = 1000;
+    await resolver.resolve("hook.test");
+    expect(calls).toHaveLength(2);
+  });
+
   it("keeps at most maxEntries names", async () => {
     const { lookup, calls } = scriptedNames({ "a.test": "93.184.216.1", "b.test": "93.184.216.2" });
     const resolver = new FairResolver(lookup, { timeoutMs: 1000, perWorkspace: 4, maxEntries: 1 });

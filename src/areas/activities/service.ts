@@ -3,6 +3,7 @@ import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { toTimeSortKey } from "../../lib/paging.js";
+import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
@@ -142,14 +143,23 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       [{ field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." }],
     );
   }
-  const deleted = await ctx.write((trx) =>
-    store.deleteActivities(trx, {
+  const deleted = await ctx.write(async (trx) => {
+    const ids = await store.deleteActivities(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
       ...pick(input, ["documentId", "targetEntityId"]),
       ...(input.activityIds ? { ids: input.activityIds } : {}),
-    }),
-  );
+    });
+    // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
+    await eraseRecordDeliveries(trx, {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      kind: "activity",
+      recordIds: ids,
+      now: ctx.clock.now(),
+    });
+    return ids;
+  });
   if (!input.activityIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(

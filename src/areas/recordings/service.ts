@@ -3,6 +3,7 @@ import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { toTimeSortKey } from "../../lib/paging.js";
+import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
@@ -103,14 +104,23 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
       { field: "data", message: "At least one of documentId or recordingIds is required." },
     ]);
   }
-  const deleted = await ctx.write((trx) =>
-    store.deleteRecordings(trx, {
+  const deleted = await ctx.write(async (trx) => {
+    const ids = await store.deleteRecordings(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
       documentId: input.documentId,
       ids: input.recordingIds,
-    }),
-  );
+    });
+    // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
+    await eraseRecordDeliveries(trx, {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      kind: "recording",
+      recordIds: ids,
+      now: ctx.clock.now(),
+    });
+    return ids;
+  });
   if (!input.recordingIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(

@@ -205,7 +205,17 @@ export async function retryDeliveries(
   return Object.fromEntries(
     unique.map((id): [string, ItemOutcome] => {
       if (requeued.has(id)) return [id, { success: true, message: "Delivery queued for retry." }];
-      if (statuses.get(id) === "delivering")
+      const found = statuses.get(id);
+      if (found?.erased) {
+        return [
+          id,
+          {
+            success: false,
+            message: "Delivery not retried: its record was deleted, and its content with it.",
+          },
+        ];
+      }
+      if (found?.status === "delivering")
         return [id, { success: true, message: "Delivery is being attempted now." }];
       return [id, { success: false, message: "Delivery not found." }];
     }),

@@ -1,5 +1,6 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Tables, WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
+import { ERASED } from "../../webhooks/history.js";
 
 type Db = Kysely<Tables>;
 
@@ -53,18 +54,19 @@ export async function attemptsOf(
     .execute();
 }
 
+/** Each delivery's status, and whether its content was erased with its record. */
 export async function deliveryStatuses(
   db: Db,
   workspaceId: string,
   ids: readonly string[],
-): Promise<Map<string, string>> {
+): Promise<Map<string, { status: string; erased: boolean }>> {
   const rows = await db
     .selectFrom("webhook_deliveries")
-    .select(["id", "status"])
+    .select(["id", "status", sql<number>`case when payload = ${ERASED} then 1 else 0 end`.as("erased")])
     .where("workspace_id", "=", workspaceId)
     .where("id", "in", [...ids])
     .execute();
-  return new Map(rows.map((r) => [r.id, r.status]));
+  return new Map(rows.map((r) => [r.id, { status: r.status, erased: Number(r.erased) === 1 }]));
 }
 
 /**
@@ -84,6 +86,8 @@ export async function requeue(
     .where("workspace_id", "=", workspaceId)
     .where("id", "in", [...ids])
     .where("status", "in", ["pending", "succeeded", "failed"])
+    // Erased with its record (docs/webhooks.md): nothing left to send.
+    .where("payload", "!=", ERASED)
     .returning("id")
     .execute();
   return rows.map((r) => r.id);

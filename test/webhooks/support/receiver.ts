@@ -56,9 +56,10 @@ export class Receiver {
     });
   }
 
-  /** Answers every hung request with 200. */
-  release(): void {
-    for (const res of this.hung.splice(0)) if (!res.writableEnded) res.writeHead(200).end("ok");
+  /** Answers every hung request, with 200 unless told otherwise. */
+  release(reply: { status: number; body?: string } = { status: 200, body: "ok" }): void {
+    for (const res of this.hung.splice(0))
+      if (!res.writableEnded) res.writeHead(reply.status).end(reply.body ?? "");
   }
 
   async close(): Promise<void> {
