@@ -1817,6 +1817,9 @@ export interface operations {
                  *       "data": {
                  *         "organizationId": "org-1",
                  *         "documentId": "doc-1",
+                 *         "actionTypes": [
+                 *           "statusChanged"
+                 *         ],
                  *         "pageSize": 20
                  *       }
                  *     }
@@ -2748,6 +2751,17 @@ export interface operations {
                      *             "inheritAccessFromParent": true,
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
+                     *           },
+                     *           {
+                     *             "documentId": "doc-2",
+                     *             "documentName": "doc-2",
+                     *             "organizationId": "org-1",
+                     *             "apiKey": "ak_example",
+                     *             "folderId": "reports",
+                     *             "accessType": "public",
+                     *             "inheritAccessFromParent": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
                      *           }
                      *         ],
                      *         "pageToken": ""
@@ -3439,7 +3453,15 @@ export interface operations {
                      *             "encodeData": false,
                      *             "encryptData": false,
                      *             "triggers": {
+                     *               "comment_annotation.add": true,
                      *               "comment.add": true,
+                     *               "comment.update": true,
+                     *               "comment.delete": true,
+                     *               "comment_annotation.status_change": true,
+                     *               "comment_annotation.assign": true,
+                     *               "comment_annotation.priority_change": true,
+                     *               "comment.reaction_add": true,
+                     *               "comment.reaction_delete": true,
                      *               "recorder.done": true
                      *             }
                      *           },

@@ -47,6 +47,18 @@ const EXAMPLE_ORDER = [
   "foldersDelete",
 ];
 
+/** Values that differ from run to run (keys, clock, secrets) blanked, and keys in one order. */
+const VOLATILE = new Set(["apiKey", "timestamp", "createdAt", "lastUpdated", "updatedAt", "signingSecret"]);
+function comparable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(comparable);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, v]) => [key, VOLATILE.has(key) ? "…" : comparable(v)]),
+  );
+}
+
 describe("the OpenAPI document", () => {
   it("names every operation once and sends every example in the order above", () => {
     const ids = allOperations.map((op) => op.operationId);
@@ -144,7 +156,7 @@ describe("the OpenAPI document", () => {
 forEachDialect(
   "the OpenAPI examples against a live server",
   (server) => {
-    it("succeeds with every request example, in order, each answer matching the document", async () => {
+    it("answers every request example, in order, with its response example", async () => {
       const byId = new Map(allOperations.map((op) => [op.operationId, op]));
       for (const id of EXAMPLE_ORDER) {
         const op = byId.get(id)!;
@@ -154,6 +166,12 @@ forEachDialect(
           id,
           status: 200,
           body: { result: { status: "success", message: op.example.message } },
+        });
+        // The delivery log of a fresh server is empty: its example shows a failed delivery.
+        if (id === "webhookDeliveriesGet") continue;
+        expect({ id, data: comparable(res.body.result.data) }).toEqual({
+          id,
+          data: comparable(op.example.result),
         });
       }
     });

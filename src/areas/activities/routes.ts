@@ -25,7 +25,7 @@ export const activityOperations = [
     result: Type.Array(ActivityRecord),
     list: true,
     example: {
-      data: { organizationId: "org-1", documentId: "doc-1", pageSize: 20 },
+      data: { organizationId: "org-1", documentId: "doc-1", actionTypes: ["statusChanged"], pageSize: 20 },
       message: "Activity(s) retrieved successfully.",
       result: [
         {

@@ -62,7 +62,9 @@ export const webhookOperations = [
           processedNotificationUrl: "https://hooks.example.com/processed",
           encodeData: false,
           encryptData: false,
-          triggers: { "comment.add": true, "recorder.done": true },
+          triggers: Object.fromEntries(
+            [...service.DEFAULT_TRIGGERS, "recorder.done"].map((key) => [key, true]),
+          ),
         },
         signingSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       },
