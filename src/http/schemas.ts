@@ -7,7 +7,7 @@ import { type Static, type TSchema, Type } from "typebox";
 
 /**
  * How a schema appears in `/openapi.json` when that differs from what the request
- * validator needs (src/http/openapi.ts reads these; Ajv never sees symbol keys).
+ * validator needs (src/http/openapi-document.ts reads these; Ajv never sees symbol keys).
  */
 export const DOC_NAME = Symbol("collabd.openapi.name");
 export const DOC_AS = Symbol("collabd.openapi.as");
