@@ -72,12 +72,12 @@ export function registerObservability(
     );
   });
 
-  app.get("/healthz", { schema: { hide: true } }, async (_request, reply) => {
+  app.get("/healthz", async (_request, reply) => {
     const ok = options.isReady() && (await pingWithin(database, HEALTH_TIMEOUT_MS));
     return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
   });
 
-  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+  app.get("/metrics", async (_request, reply) => {
     return reply.type(registry.contentType).send(await registry.metrics());
   });
 

@@ -20,6 +20,8 @@ export interface Outcome {
  */
 export interface Operation<D extends TSchema = TSchema> {
   readonly path: string;
+  /** Unique, stable name in `/openapi.json` and the typed client, e.g. `activitiesGet`. */
+  readonly operationId: string;
   readonly summary: string;
   readonly description?: string;
   readonly tag: string;
@@ -27,7 +29,20 @@ export interface Operation<D extends TSchema = TSchema> {
   /** Schema of `result.data`, for OpenAPI and response serialization. */
   readonly result: TSchema;
   readonly list?: boolean;
+  /**
+   * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
+   * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
+   */
+  readonly example: OperationExample<Static<D>>;
   handle(ctx: Ctx, data: Static<D>): Promise<Outcome>;
+}
+
+export interface OperationExample<D = unknown> {
+  readonly data: D;
+  readonly message: string;
+  /** `result.data` of the answer. */
+  readonly result: unknown;
+  readonly pageToken?: string;
 }
 
 /** Keeps the handler's `data` typed by its schema. */

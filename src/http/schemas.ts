@@ -1,9 +1,46 @@
-import { type TSchema, Type } from "typebox";
+import { type Static, type TSchema, Type } from "typebox";
 
 /**
  * Schema building blocks shared by every area. One schema validates the request,
  * types the handler and documents the operation in OpenAPI (STYLE §2).
  */
+
+/**
+ * How a schema appears in `/openapi.json` when that differs from what the request
+ * validator needs (src/http/openapi-document.ts reads these; Ajv never sees symbol keys).
+ */
+export const DOC_NAME = Symbol("collabd.openapi.name");
+export const DOC_AS = Symbol("collabd.openapi.as");
+
+/** Documents `schema` once, as `components.schemas[name]`, and refers to it everywhere it is used. */
+export const named = <T extends TSchema>(name: string, schema: T): T => {
+  (schema as Record<symbol, unknown>)[DOC_NAME] = name;
+  return schema;
+};
+
+/**
+ * Documents `schema` as `doc` instead: for values the route checks loosely on purpose (so a
+ * service can answer its own message) and cross-field rules the validator leaves to the service.
+ * `doc` must accept exactly what the service accepts.
+ */
+export const documentedAs = <T extends TSchema>(schema: T, doc: TSchema): T => {
+  (schema as Record<symbol, unknown>)[DOC_AS] = doc;
+  return schema;
+};
+
+/** Documents `schema` with extra keywords (cross-field rules the service checks with its own messages). */
+export const documentedWith = <T extends TSchema>(schema: T, extra: Record<string, unknown>): T =>
+  documentedAs(schema, { ...Object.fromEntries(Object.entries(schema)), ...extra } as TSchema);
+
+/** Exactly one of the shapes (documentation of disjoint shapes; `Type.Union` emits `anyOf`). */
+export const OneOf = <T extends TSchema[]>(schemas: [...T], description: string) =>
+  Type.Unsafe<Static<T[number]>>({ oneOf: schemas, description });
+
+/** Any JSON value, documented as the recursive `JsonValue` (a typed client gets no `unknown`). */
+export const JSON_VALUE_REF = { $ref: "#/components/schemas/JsonValue" } as const;
+
+/** `{field?, id?, message}` (src/http/openapi-document.ts defines it with the error responses). */
+export const ERROR_DETAIL_REF = { $ref: "#/components/schemas/ErrorDetail" } as const;
 
 /**
  * Client-given ids (DESIGN §3): 1–256 characters, no control characters, and no unpaired
@@ -20,10 +57,21 @@ export const Text = (description?: string, maxLength = 65_536) =>
 
 /** An object whose keys are the client's own (DESIGN §2 free-form values). */
 export const FreeObject = (description?: string) =>
-  Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+  documentedAs(
+    Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) }),
+    Type.Unsafe({
+      type: "object",
+      additionalProperties: JSON_VALUE_REF,
+      ...(description ? { description } : {}),
+    }),
+  );
 
 /** Any JSON value (snapshots such as `entityData`). */
-export const AnyValue = (description?: string) => Type.Unknown(description ? { description } : {});
+export const AnyValue = (description?: string) =>
+  documentedAs(
+    Type.Unknown(description ? { description } : {}),
+    Type.Unsafe({ ...JSON_VALUE_REF, ...(description ? { description } : {}) }),
+  );
 
 /** A closed object: unknown fields are rejected, naming the field (DESIGN §2). */
 export const Closed = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
@@ -70,28 +118,48 @@ export const Success = <T extends TSchema>(data: T, options: { list?: boolean } 
     }),
   });
 
-export const ErrorBody = Closed(
-  {
-    error: Closed({
-      status: Type.String({ description: "Canonical status, e.g. INVALID_ARGUMENT." }),
+/** Per-item outcome used by update, delete and folder add (SPEC §7.2). */
+export const ItemResult = named(
+  "ItemResult",
+  Closed(
+    {
+      success: Type.Boolean(),
       message: Type.String(),
       details: Type.Optional(
-        Type.Array(
-          Type.Object({
-            field: Type.Optional(Type.String()),
-            id: Type.Optional(Type.String()),
-            message: Type.String(),
-          }),
-        ),
+        Type.Array(Type.Unsafe<{ field?: string; id?: string; message: string }>(ERROR_DETAIL_REF), {
+          description: "Per-user or per-field notes, e.g. users not marked read for lack of access.",
+        }),
       ),
-    }),
-  },
-  "Failure: canonical status and a message; `details` names fields or items.",
+    },
+    "One item's outcome.",
+  ),
 );
 
-/** Per-item outcome used by update, delete and folder add (SPEC §7.2). */
-export const ItemResult = Type.Object({
-  success: Type.Boolean(),
-  message: Type.String(),
-  details: Type.Optional(Type.Unknown()),
-});
+/** Per-item outcomes keyed by the item's id. */
+export const ItemResults = (description: string) => Type.Record(Type.String(), ItemResult, { description });
+
+/** An add's per-item outcome that names the item (organizations, folders, documents). */
+export const AddedItem = named(
+  "AddedItem",
+  Closed({ success: Type.Boolean(), id: Type.String(), message: Type.String() }, "One item's outcome."),
+);
+
+/** `{success: true, message}`: a whole-request add that has nothing else to say. */
+export const Acknowledgement = named(
+  "Acknowledgement",
+  Closed({ success: Type.Boolean(), message: Type.String() }, "The request was applied."),
+);
+
+export const DeletedCount = named(
+  "DeletedCount",
+  Closed({ deletedCount: Type.Integer({ minimum: 0 }) }, "How many records were deleted."),
+);
+
+/** Where a document-scoped record lives (activities, recordings). */
+export const RecordMetadata = named(
+  "RecordMetadata",
+  Closed(
+    { apiKey: Type.String(), documentId: Type.String(), organizationId: Type.String() },
+    "Where it lives.",
+  ),
+);

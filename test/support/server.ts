@@ -9,6 +9,7 @@ import { ManualClock } from "../../src/lib/clock.js";
 import { openServices } from "../../src/services.js";
 import type { HostResolver } from "../../src/webhooks/resolver.js";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/worker.js";
+import { ContractViolation, contract } from "./contract.js";
 import { DIALECTS, scratchDatabase } from "./databases.js";
 
 export const TEST_SECRET = "collabd-test-secret-0123456789abcdef0123456789";
@@ -88,12 +89,16 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
       : options.reuse!.creds!;
 
   const raw = async (path: string, init: RequestInit): Promise<Response> => {
+    const method = init.method ?? "POST";
     const res = await fetch(url + path, { method: "POST", ...init });
     const text = await res.text();
     let body: unknown = text;
     try {
       body = JSON.parse(text);
     } catch {}
+    // Every answer must match /openapi.json (issue 16): a mismatch fails the test that got it.
+    const problems = contract().problems(method, path, res.status, res.headers, body);
+    if (problems.length > 0) throw new ContractViolation(problems.join("\n"));
     return { status: res.status, headers: res.headers, body };
   };
 

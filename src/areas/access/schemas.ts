@@ -1,10 +1,17 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, IdFilter, MAX_ITEMS, MAX_TIMESTAMP_MS } from "../../http/schemas.js";
+import { Closed, Id, IdFilter, MAX_ITEMS, MAX_TIMESTAMP_MS, named } from "../../http/schemas.js";
 
 export const RESOURCE_TYPES = ["organization", "folder", "document"] as const;
 export const ACCESS_ROLES = ["viewer", "editor"] as const;
 
-const ResourceType = Type.Enum([...RESOURCE_TYPES], { description: "organization, folder or document." });
+const ResourceType = named(
+  "ResourceType",
+  Type.Enum([...RESOURCE_TYPES], { description: "organization, folder or document." }),
+);
+const AccessRole = named(
+  "AccessRole",
+  Type.Enum([...ACCESS_ROLES], { description: "viewer (default) or editor." }),
+);
 
 const ResourceFields = {
   type: ResourceType,
@@ -14,19 +21,22 @@ const ResourceFields = {
   ),
 };
 
-export const GrantedResource = Closed(
-  {
-    ...ResourceFields,
-    accessRole: Type.Optional(Type.Enum([...ACCESS_ROLES], { description: "viewer (default) or editor." })),
-    expiresAt: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_TIMESTAMP_MS,
-        description: "Epoch ms after which the grant no longer counts; in the future; at most year 9999.",
-      }),
-    ),
-  },
-  "One grant: a role on a resource, optionally until expiresAt.",
+export const GrantedResource = named(
+  "GrantedResource",
+  Closed(
+    {
+      ...ResourceFields,
+      accessRole: Type.Optional(AccessRole),
+      expiresAt: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: MAX_TIMESTAMP_MS,
+          description: "Epoch ms after which the grant no longer counts; in the future; at most year 9999.",
+        }),
+      ),
+    },
+    "One grant: a role on a resource, optionally until expiresAt.",
+  ),
 );
 
 export const AddPermissions = Closed({
@@ -37,10 +47,13 @@ export const AddPermissions = Closed({
 export const RemovePermissions = Closed({
   userId: Id("The user whose grants are removed."),
   permissions: Closed({
-    resources: Type.Array(Closed(ResourceFields, "A resource whose grant to the user is removed."), {
-      minItems: 1,
-      maxItems: MAX_ITEMS,
-    }),
+    resources: Type.Array(
+      named("GrantRef", Closed(ResourceFields, "A resource whose grant to the user is removed.")),
+      {
+        minItems: 1,
+        maxItems: MAX_ITEMS,
+      },
+    ),
   }),
 });
 
@@ -51,20 +64,29 @@ export const GetPermissions = Closed({
   documentIds: Type.Optional(IdFilter("Only grants on these documents (and the organization).")),
 });
 
-const Grant = Type.Object({
-  accessRole: Type.String(),
-  expiresAt: Type.Optional(Type.Integer()),
-});
-const GrantsById = Type.Record(Type.String(), Grant);
+const Grant = named(
+  "Grant",
+  Closed(
+    { accessRole: AccessRole, expiresAt: Type.Optional(Type.Integer({ description: "Epoch ms." })) },
+    "A live grant.",
+  ),
+);
+const GrantsById = Type.Record(Type.String(), Grant, { description: "Keyed by resource id." });
 
 export const UserGrants = Type.Record(
   Type.String(),
-  Type.Object({
-    organization: Type.Optional(GrantsById),
-    folders: Type.Optional(GrantsById),
-    documents: Type.Optional(GrantsById),
-  }),
-  { description: "Keyed by userId: the live grants, keyed by resource id." },
+  named(
+    "UserGrants",
+    Closed(
+      {
+        organization: Type.Optional(GrantsById),
+        folders: Type.Optional(GrantsById),
+        documents: Type.Optional(GrantsById),
+      },
+      "One user's live grants, by kind of resource.",
+    ),
+  ),
+  { description: "Keyed by userId." },
 );
 
 export type AddPermissionsInput = Static<typeof AddPermissions>;

@@ -1,12 +1,13 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
-import { ItemResult } from "../../http/schemas.js";
+import { Acknowledgement } from "../../http/schemas.js";
 import {
+  ActivityDeleteResult,
+  ActivityItemResults,
   ActivityRecord,
   AddActivities,
   DeleteActivities,
   GetActivities,
-  ItemResults,
   UpdateActivities,
 } from "./schemas.js";
 import * as service from "./service.js";
@@ -14,6 +15,7 @@ import * as service from "./service.js";
 export const activityOperations = [
   operation({
     path: "/v2/activities/get",
+    operationId: "activitiesGet",
     tag: "Activity logs",
     summary: "Get activity logs",
     description:
@@ -22,6 +24,23 @@ export const activityOperations = [
     data: GetActivities,
     result: Type.Array(ActivityRecord),
     list: true,
+    example: {
+      data: { organizationId: "org-1", documentId: "doc-1", actionTypes: ["statusChanged"], pageSize: 20 },
+      message: "Activity(s) retrieved successfully.",
+      result: [
+        {
+          id: "status-42",
+          featureType: "custom",
+          actionType: "statusChanged",
+          actionUser: { userId: "u2" },
+          targetEntityId: "task-42",
+          changes: { status: { from: "open", to: "done" } },
+          metadata: { apiKey: "ak_example", documentId: "doc-1", organizationId: "org-1" },
+          timestamp: 1767225600000,
+        },
+      ],
+      pageToken: "",
+    },
     handle: async (ctx, data) => {
       const page = await service.getActivities(ctx, data);
       return {
@@ -34,13 +53,40 @@ export const activityOperations = [
   }),
   operation({
     path: "/v2/activities/add",
+    operationId: "activitiesAdd",
     tag: "Activity logs",
     summary: "Add activity logs",
     description:
       "Creates records for one document. A given `id` replaces an existing record whole (idempotent). " +
       "Requires the workspace's activity service (FAILED_PRECONDITION otherwise).",
     data: AddActivities,
-    result: Type.Object({ success: Type.Boolean(), message: Type.String() }),
+    result: Acknowledgement,
+    example: {
+      data: {
+        organizationId: "org-1",
+        documentId: "doc-1",
+        activities: [
+          {
+            featureType: "comment",
+            actionType: "comment.add",
+            actionUser: { userId: "u1", name: "Ada", email: "ada@example.com" },
+            targetEntityId: "annotation-1",
+            displayMessageTemplate: "{{user.name}} commented",
+            displayMessageTemplateData: { user: { userId: "u1", name: "Ada" } },
+          },
+          {
+            id: "status-42",
+            featureType: "custom",
+            actionType: "statusChanged",
+            actionUser: { userId: "u2" },
+            targetEntityId: "task-42",
+            changes: { status: { from: "open", to: "done" } },
+          },
+        ],
+      },
+      message: "Activity(s) added successfully.",
+      result: { success: true, message: "Activity(s) added successfully." },
+    },
     handle: async (ctx, data) => {
       await service.addActivities(ctx, data);
       const message = "Activity(s) added successfully.";
@@ -49,11 +95,26 @@ export const activityOperations = [
   }),
   operation({
     path: "/v2/activities/update",
+    operationId: "activitiesUpdate",
     tag: "Activity logs",
     summary: "Update activity logs",
     description: "Merges the given fields into records of the organization; per-item results keyed by id.",
     data: UpdateActivities,
-    result: ItemResults,
+    result: ActivityItemResults,
+    example: {
+      data: {
+        organizationId: "org-1",
+        activities: [
+          {
+            id: "status-42",
+            displayMessageTemplate: "Status is now {{status}}",
+            displayMessageTemplateData: { status: "done" },
+          },
+        ],
+      },
+      message: "Activity(s) updated successfully.",
+      result: { "status-42": { success: true, message: "Activity updated." } },
+    },
     handle: async (ctx, data) => ({
       message: "Activity(s) updated successfully.",
       data: await service.updateActivities(ctx, data),
@@ -61,16 +122,19 @@ export const activityOperations = [
   }),
   operation({
     path: "/v2/activities/delete",
+    operationId: "activitiesDelete",
     tag: "Activity logs",
     summary: "Delete activity logs (extension)",
     description:
       "Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` " +
       "(at least one). With `activityIds` the result is per id; otherwise `{deletedCount}`.",
     data: DeleteActivities,
-    result: Type.Union([
-      Type.Object({ deletedCount: Type.Integer() }),
-      Type.Record(Type.String(), ItemResult),
-    ]),
+    result: ActivityDeleteResult,
+    example: {
+      data: { organizationId: "org-1", activityIds: ["status-42"] },
+      message: "Activity(s) deleted successfully.",
+      result: { "status-42": { success: true, message: "Activity deleted." } },
+    },
     handle: async (ctx, data) => ({
       message: "Activity(s) deleted successfully.",
       data: await service.deleteActivities(ctx, data),

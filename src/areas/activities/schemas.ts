@@ -2,21 +2,28 @@ import { type Static, Type } from "typebox";
 import {
   AnyValue,
   Closed,
+  DeletedCount,
+  documentedAs,
+  documentedWith,
   FreeObject,
   Id,
   IdFilter,
-  ItemResult,
+  ItemResults,
   MAX_ITEMS,
+  named,
+  OneOf,
   PageSize,
   PageToken,
+  RecordMetadata,
   Text,
 } from "../../http/schemas.js";
 
 export const FEATURE_TYPES = ["comment", "reaction", "recorder", "crdt", "custom"] as const;
 
-const FeatureType = Type.Enum([...FEATURE_TYPES], {
-  description: "One of comment, reaction, recorder, crdt, custom.",
-});
+const FeatureType = named(
+  "FeatureType",
+  Type.Enum([...FEATURE_TYPES], { description: "One of comment, reaction, recorder, crdt, custom." }),
+);
 
 const ActionType = Type.String({
   minLength: 1,
@@ -24,21 +31,27 @@ const ActionType = Type.String({
   description: "Dotted action, e.g. `comment.add`.",
 });
 
-export const ActionUser = Closed(
-  {
-    userId: Id("The acting user's id."),
-    email: Type.Optional(Type.String({ maxLength: 320 })),
-    name: Type.Optional(Text(undefined, 1024)),
-    photoUrl: Type.Optional(Text(undefined, 2048)),
-  },
-  "The user who performed the action.",
+export const ActionUser = named(
+  "ActionUser",
+  Closed(
+    {
+      userId: Id("The acting user's id."),
+      email: Type.Optional(Type.String({ maxLength: 320 })),
+      name: Type.Optional(Text(undefined, 1024)),
+      photoUrl: Type.Optional(Text(undefined, 2048)),
+    },
+    "The user who performed the action.",
+  ),
 );
 
 const Changes = Type.Record(
   Type.String(),
-  Type.Object(
-    { from: Type.Optional(Type.Unknown()), to: Type.Optional(Type.Unknown()) },
-    { additionalProperties: false },
+  named(
+    "Change",
+    Type.Object(
+      { from: Type.Optional(AnyValue("The value before.")), to: Type.Optional(AnyValue("The value after.")) },
+      { additionalProperties: false, description: "One field's change." },
+    ),
   ),
   { description: "Field name to `{from, to}`." },
 );
@@ -53,7 +66,7 @@ const MutableFields = {
   actionIcon: Type.Optional(Text("URL or identifier of the icon.", 2048)),
 };
 
-export const NewActivity = Closed({
+const NewActivityFields = {
   id: Type.Optional(Id("Record id; an existing record with this id is replaced.")),
   featureType: FeatureType,
   actionType: ActionType,
@@ -62,9 +75,40 @@ export const NewActivity = Closed({
   targetSubEntityId: Type.Optional(Id()),
   ...MutableFields,
   isActivityResolverUsed: Type.Optional(Type.Boolean()),
-});
+};
 
-export const ActivityPatch = Closed({ id: Id("The activity to update."), ...MutableFields });
+/**
+ * One activity to add. The service (not the schema) requires `targetEntityId` for `custom`, to
+ * answer its own message; the document states the rule as two shapes a generator can read.
+ */
+export const NewActivity = named(
+  "NewActivity",
+  documentedAs(
+    Closed(NewActivityFields),
+    OneOf(
+      [
+        Closed(
+          { ...NewActivityFields, featureType: Type.Enum(["comment", "reaction", "recorder", "crdt"]) },
+          "An activity of a built-in feature.",
+        ),
+        Closed(
+          {
+            ...NewActivityFields,
+            featureType: Type.Literal("custom"),
+            targetEntityId: Id("The entity the custom activity is about."),
+          },
+          "A custom activity: targetEntityId is required.",
+        ),
+      ],
+      "One activity to add.",
+    ),
+  ),
+);
+
+export const ActivityPatch = named(
+  "ActivityPatch",
+  Closed({ id: Id("The activity to update."), ...MutableFields }, "Fields to merge into one activity."),
+);
 
 export const GetActivities = Closed({
   organizationId: Id(),
@@ -90,33 +134,44 @@ export const UpdateActivities = Closed({
   activities: Type.Array(ActivityPatch, { minItems: 1, maxItems: MAX_ITEMS }),
 });
 
-export const DeleteActivities = Closed({
-  organizationId: Id(),
-  documentId: Type.Optional(Id()),
-  targetEntityId: Type.Optional(Id()),
-  activityIds: Type.Optional(Type.Array(Id(), { minItems: 1, maxItems: MAX_ITEMS })),
-});
-
-export const ActivityRecord = Type.Object(
+/** At least one of documentId, targetEntityId, activityIds: with organizationId, two fields. */
+export const DeleteActivities = documentedWith(
+  Closed({
+    organizationId: Id(),
+    documentId: Type.Optional(Id()),
+    targetEntityId: Type.Optional(Id()),
+    activityIds: Type.Optional(Type.Array(Id(), { minItems: 1, maxItems: MAX_ITEMS })),
+  }),
   {
-    id: Type.String(),
-    featureType: Type.String(),
-    actionType: Type.String(),
-    actionUser: Type.Object({}, { additionalProperties: true }),
-    targetEntityId: Type.Optional(Type.String()),
-    displayMessageTemplate: Type.Optional(Type.String()),
-    displayMessageTemplateData: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    metadata: Type.Object({
-      apiKey: Type.String(),
-      documentId: Type.String(),
-      organizationId: Type.String(),
-    }),
-    timestamp: Type.Integer(),
+    minProperties: 2,
+    description: "organizationId and at least one of documentId, targetEntityId, activityIds.",
   },
-  { additionalProperties: true, description: "SPEC §2.1 plus any add-only fields that were set." },
 );
 
-export const ItemResults = Type.Record(Type.String(), ItemResult, { description: "Keyed by id." });
+export const ActivityRecord = named(
+  "Activity",
+  Closed(
+    {
+      id: Type.String(),
+      featureType: FeatureType,
+      actionType: Type.String(),
+      actionUser: ActionUser,
+      targetEntityId: Type.Optional(Type.String()),
+      targetSubEntityId: Type.Optional(Type.String()),
+      ...MutableFields,
+      isActivityResolverUsed: Type.Optional(Type.Boolean()),
+      metadata: RecordMetadata,
+      timestamp: Type.Integer({ description: "Epoch ms of the add." }),
+    },
+    "SPEC §2.1, plus the add-only fields that were set.",
+  ),
+);
+
+export const ActivityItemResults = ItemResults("Keyed by activity id.");
+export const ActivityDeleteResult = OneOf(
+  [DeletedCount, ItemResults("Keyed by activity id.")],
+  "`{deletedCount}`, or per-id results when activityIds was given.",
+);
 
 export type NewActivityInput = Static<typeof NewActivity>;
 export type ActivityPatchInput = Static<typeof ActivityPatch>;

@@ -1,18 +1,33 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, IdFilter, MAX_ITEMS, PageSize, PageToken } from "../../http/schemas.js";
+import {
+  AddedItem,
+  Closed,
+  Id,
+  IdFilter,
+  MAX_ITEMS,
+  named,
+  PageSize,
+  PageToken,
+} from "../../http/schemas.js";
 import { ACCESS_TYPES } from "../folders/paths.js";
 import { Name } from "../organizations/schemas.js";
 
-export const NewDocument = Closed({
-  documentId: Id("The document's id, chosen by the client."),
-  documentName: Type.Optional(Name("Display name; defaults to the documentId.")),
-  accessType: Type.Optional(
-    Type.Enum([...ACCESS_TYPES], {
-      description:
-        "organizationPrivate, restricted or public. Omitted: inherited from the folder, read at check time.",
-    }),
+export const NewDocument = named(
+  "NewDocument",
+  Closed(
+    {
+      documentId: Id("The document's id, chosen by the client."),
+      documentName: Type.Optional(Name("Display name; defaults to the documentId.")),
+      accessType: Type.Optional(
+        Type.Enum([...ACCESS_TYPES], {
+          description:
+            "organizationPrivate, restricted or public. Omitted: inherited from the folder, read at check time.",
+        }),
+      ),
+    },
+    "One document to create.",
   ),
-});
+);
 
 export const AddDocuments = Closed({
   organizationId: Id(),
@@ -31,23 +46,29 @@ export const GetDocuments = Closed({
   pageToken: Type.Optional(PageToken),
 });
 
-export const DocumentRecord = Type.Object({
-  documentId: Type.String(),
-  documentName: Type.String(),
-  organizationId: Type.String(),
-  apiKey: Type.String(),
-  folderId: Type.String({ description: "The folder holding the document, or `root`." }),
-  accessType: Type.String({ description: "Effective access: the document's own, or its folder's now." }),
-  inheritAccessFromParent: Type.Boolean(),
-  createdAt: Type.Integer(),
-  lastUpdated: Type.Integer(),
-});
-
-export const DocumentItemResults = Type.Record(
-  Type.String(),
-  Type.Object({ success: Type.Boolean(), id: Type.String(), message: Type.String() }),
-  { description: "Keyed by documentId." },
+export const DocumentRecord = named(
+  "Document",
+  Closed(
+    {
+      documentId: Type.String(),
+      documentName: Type.String(),
+      organizationId: Type.String(),
+      apiKey: Type.String(),
+      folderId: Type.String({ description: "The folder holding the document, or `root`." }),
+      accessType: Type.Enum([...ACCESS_TYPES], {
+        description: "Effective access: the document's own, or its folder's now.",
+      }),
+      inheritAccessFromParent: Type.Boolean(),
+      createdAt: Type.Integer({ description: "Epoch ms." }),
+      lastUpdated: Type.Integer({ description: "Epoch ms." }),
+    },
+    "A document record.",
+  ),
 );
+
+export const DocumentItemResults = Type.Record(Type.String(), AddedItem, {
+  description: "Keyed by documentId.",
+});
 
 export type AddDocumentsInput = Static<typeof AddDocuments>;
 export type GetDocumentsInput = Static<typeof GetDocuments>;

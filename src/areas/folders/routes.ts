@@ -5,6 +5,7 @@ import { MAX_NESTED_FOLDERS } from "./listing.js";
 import {
   AddFoldersV1,
   AddFoldersV2,
+  DeletedCount,
   DeleteFolder,
   FolderItemResults,
   FolderRecord,
@@ -14,6 +15,19 @@ import {
 import { addFolders, getFolders } from "./service.js";
 
 const TAG = "Folders";
+
+const EXAMPLE_FOLDER = {
+  folderId: "reports",
+  folderName: "Reports",
+  parentFolderId: "root",
+  apiKey: "ak_example",
+  organizationId: "org-1",
+  createdAt: 1767225600000,
+  lastUpdated: 1767225600000,
+  ancestors: ["root"],
+  accessType: "restricted",
+  inheritAccessFromParent: false,
+} as const;
 const ADDED = "Folder created successfully.";
 const NEEDS =
   "Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization " +
@@ -22,6 +36,7 @@ const NEEDS =
 export const folderOperations = [
   operation({
     path: "/v2/organizations/folders/get",
+    operationId: "foldersGet",
     tag: TAG,
     summary: "Get folders",
     description:
@@ -34,6 +49,25 @@ export const folderOperations = [
     data: GetFolders,
     result: Type.Array(FolderRecord),
     list: true,
+    example: {
+      data: { organizationId: "org-1", folderId: "reports", maxDepth: 2 },
+      message: "Folder(s) retrieved successfully.",
+      result: [
+        {
+          ...EXAMPLE_FOLDER,
+          subFolders: [
+            {
+              ...EXAMPLE_FOLDER,
+              folderId: "q3",
+              folderName: "Q3",
+              parentFolderId: "reports",
+              ancestors: ["root", "reports"],
+              inheritAccessFromParent: true,
+            },
+          ],
+        },
+      ],
+    },
     handle: async (ctx, data) => {
       const listing = await getFolders(ctx, data);
       const message = listing.oneFolder
@@ -46,6 +80,7 @@ export const folderOperations = [
   }),
   operation({
     path: "/v2/organizations/folders/add",
+    operationId: "foldersAdd",
     tag: TAG,
     summary: "Add folders",
     description:
@@ -55,19 +90,44 @@ export const folderOperations = [
       `creates a missing organization first. ${NEEDS}`,
     data: AddFoldersV2,
     result: FolderItemResults,
+    example: {
+      data: {
+        organizationId: "org-1",
+        createOrganization: true,
+        folders: [
+          { folderId: "q3", folderName: "Q3", parentFolderId: "reports" },
+          { folderId: "reports", folderName: "Reports", accessType: "restricted" },
+        ],
+      },
+      message: ADDED,
+      result: {
+        q3: { success: true, id: "q3", message: "Folder added." },
+        reports: { success: true, id: "reports", message: "Folder added." },
+      },
+    },
     handle: async (ctx, data) => ({ message: ADDED, data: await addFolders(ctx, data) }),
   }),
   operation({
     path: "/v1/organizations/folders/add",
+    operationId: "foldersAddV1",
     tag: TAG,
     summary: "Add folders (version 1)",
     description: `As the v2 add without \`createOrganization\` and \`accessType\`: every folder inherits. ${NEEDS}`,
     data: AddFoldersV1,
     result: FolderItemResults,
+    example: {
+      data: {
+        organizationId: "org-1",
+        folders: [{ folderId: "drafts", folderName: "Drafts", parentFolderId: "root" }],
+      },
+      message: ADDED,
+      result: { drafts: { success: true, id: "drafts", message: "Folder added." } },
+    },
     handle: async (ctx, data) => ({ message: ADDED, data: await addFolders(ctx, data) }),
   }),
   operation({
     path: "/v2/organizations/folders/update",
+    operationId: "foldersUpdate",
     tag: TAG,
     summary: "Update a folder (extension)",
     description:
@@ -77,6 +137,18 @@ export const folderOperations = [
       NEEDS,
     data: UpdateFolder,
     result: FolderRecord,
+    example: {
+      data: { organizationId: "org-1", folderId: "q3", folderName: "Q3 2026" },
+      message: "Folder updated successfully.",
+      result: {
+        ...EXAMPLE_FOLDER,
+        folderId: "q3",
+        folderName: "Q3 2026",
+        parentFolderId: "reports",
+        ancestors: ["root", "reports"],
+        inheritAccessFromParent: true,
+      },
+    },
     handle: async (ctx, data) => ({
       message: "Folder updated successfully.",
       data: await updateFolder(ctx, data),
@@ -84,11 +156,17 @@ export const folderOperations = [
   }),
   operation({
     path: "/v2/organizations/folders/delete",
+    operationId: "foldersDelete",
     tag: TAG,
     summary: "Delete a folder (extension)",
     description: `Deletes the folder and every folder below it; returns \`deletedCount\`. ${NEEDS}`,
     data: DeleteFolder,
-    result: Type.Object({ deletedCount: Type.Integer() }),
+    result: DeletedCount,
+    example: {
+      data: { organizationId: "org-1", folderId: "drafts" },
+      message: "Folder(s) deleted successfully.",
+      result: { deletedCount: 1 },
+    },
     handle: async (ctx, data) => ({
       message: "Folder(s) deleted successfully.",
       data: await deleteFolder(ctx, data),

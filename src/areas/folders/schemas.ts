@@ -1,28 +1,53 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, MAX_ITEMS, PageSize, PageToken } from "../../http/schemas.js";
+import {
+  AddedItem,
+  Closed,
+  DeletedCount,
+  documentedWith,
+  Id,
+  MAX_ITEMS,
+  named,
+  PageSize,
+  PageToken,
+} from "../../http/schemas.js";
 import { Name } from "../organizations/schemas.js";
 import { ACCESS_TYPES, MAX_FOLDER_DEPTH } from "./paths.js";
 
-const AccessType = Type.Enum([...ACCESS_TYPES], {
-  description: "organizationPrivate, restricted or public. Omitted: inherited from the parent.",
-});
+const AccessType = named(
+  "AccessType",
+  Type.Enum([...ACCESS_TYPES], {
+    description: "organizationPrivate, restricted or public. Omitted: inherited from the parent.",
+  }),
+);
 
 const FolderId = Id("The folder's id, chosen by the client; `root` is reserved for the top level.");
 const ParentFolderId = Id("The parent's folderId, or `root` (the default) for a top-level folder.");
 const FolderName = Name("Display name; defaults to the folderId.");
 
-export const NewFolderV1 = Closed({
-  folderId: FolderId,
-  folderName: Type.Optional(FolderName),
-  parentFolderId: Type.Optional(ParentFolderId),
-});
+export const NewFolderV1 = named(
+  "NewFolderV1",
+  Closed(
+    {
+      folderId: FolderId,
+      folderName: Type.Optional(FolderName),
+      parentFolderId: Type.Optional(ParentFolderId),
+    },
+    "One folder to create (version 1: always inherits access).",
+  ),
+);
 
-export const NewFolderV2 = Closed({
-  folderId: FolderId,
-  folderName: Type.Optional(FolderName),
-  parentFolderId: Type.Optional(ParentFolderId),
-  accessType: Type.Optional(AccessType),
-});
+export const NewFolderV2 = named(
+  "NewFolder",
+  Closed(
+    {
+      folderId: FolderId,
+      folderName: Type.Optional(FolderName),
+      parentFolderId: Type.Optional(ParentFolderId),
+      accessType: Type.Optional(AccessType),
+    },
+    "One folder to create.",
+  ),
+);
 
 export const AddFoldersV1 = Closed({
   organizationId: Id(),
@@ -60,51 +85,59 @@ export const GetFolders = Closed({
   }),
 });
 
-export const UpdateFolder = Closed({
-  organizationId: Id(),
-  folderId: Id("The folder to change."),
-  folderName: Type.Optional(FolderName),
-  parentFolderId: Type.Optional(ParentFolderId),
-  accessType: Type.Optional(AccessType),
-  inheritAccessFromParent: Type.Optional(
-    Type.Boolean({
-      description: "true: inherit the parent's access again; false: keep the current one as own.",
-    }),
-  ),
-});
+/** organizationId, folderId and at least one change: three fields or more. */
+export const UpdateFolder = documentedWith(
+  Closed({
+    organizationId: Id(),
+    folderId: Id("The folder to change."),
+    folderName: Type.Optional(FolderName),
+    parentFolderId: Type.Optional(ParentFolderId),
+    accessType: Type.Optional(AccessType),
+    inheritAccessFromParent: Type.Optional(
+      Type.Boolean({
+        description: "true: inherit the parent's access again; false: keep the current one as own.",
+      }),
+    ),
+  }),
+  {
+    minProperties: 3,
+    description:
+      "organizationId, folderId and at least one of folderName, parentFolderId, accessType, inheritAccessFromParent.",
+  },
+);
 
 export const DeleteFolder = Closed({
   organizationId: Id(),
   folderId: Id("The folder to delete with everything below it."),
 });
 
-const FolderFields = {
-  folderId: Type.String(),
-  folderName: Type.String(),
-  parentFolderId: Type.String(),
-  apiKey: Type.String(),
-  organizationId: Type.String(),
-  createdAt: Type.Integer(),
-  lastUpdated: Type.Integer(),
-  ancestors: Type.Array(Type.String(), { description: "Folder ids from `root` to the direct parent." }),
-  accessType: Type.String(),
-  inheritAccessFromParent: Type.Boolean(),
-};
-
-export const FolderRecord = Type.Object({
-  ...FolderFields,
-  subFolders: Type.Optional(
-    Type.Array(Type.Object(FolderFields, { additionalProperties: true }), {
-      description: "Nested folders of the same shape; present only when at least one is returned.",
-    }),
+export const FolderRecord = named(
+  "Folder",
+  Closed(
+    {
+      folderId: Type.String(),
+      folderName: Type.String(),
+      parentFolderId: Type.String({ description: "The parent's folderId, or `root`." }),
+      apiKey: Type.String(),
+      organizationId: Type.String(),
+      createdAt: Type.Integer({ description: "Epoch ms." }),
+      lastUpdated: Type.Integer({ description: "Epoch ms." }),
+      ancestors: Type.Array(Type.String(), { description: "Folder ids from `root` to the direct parent." }),
+      accessType: AccessType,
+      inheritAccessFromParent: Type.Boolean(),
+      subFolders: Type.Optional(
+        // Documentation only (result schemas never validate): folders nest to any depth.
+        Type.Array(Type.Unsafe<unknown>({ $ref: "#/components/schemas/Folder" }), {
+          description: "Nested folders of the same shape; present only when at least one is returned.",
+        }),
+      ),
+    },
+    "A folder (SPEC §2.3).",
   ),
-});
-
-export const FolderItemResults = Type.Record(
-  Type.String(),
-  Type.Object({ success: Type.Boolean(), id: Type.String(), message: Type.String() }),
-  { description: "Keyed by folderId." },
 );
+
+export const FolderItemResults = Type.Record(Type.String(), AddedItem, { description: "Keyed by folderId." });
+export { DeletedCount };
 
 export type AddFoldersInput = Static<typeof AddFoldersV2>;
 export type GetFoldersInput = Static<typeof GetFolders>;

@@ -1,21 +1,22 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
-import { ItemResult } from "../../http/schemas.js";
+import { Closed, named } from "../../http/schemas.js";
 import {
   AddNotification,
   DeleteNotifications,
   GetNotifications,
+  NotificationDeleteResult,
+  NotificationItemResults,
   NotificationRecord,
   UpdateNotifications,
 } from "./schemas.js";
 import * as service from "./service.js";
 import { updateNotifications } from "./update.js";
 
-const ItemResults = Type.Record(Type.String(), ItemResult, { description: "Keyed by notification id." });
-
 export const notificationOperations = [
   operation({
     path: "/v2/notifications/add",
+    operationId: "notificationsAdd",
     tag: "Notifications",
     summary: "Add a notification (extension)",
     description:
@@ -23,7 +24,35 @@ export const notificationOperations = [
       "the `notifyUsers` recipients. Without `notificationId` the service generates one; an existing id is " +
       "replaced whole. `result.data.id` is the notification's id.",
     data: AddNotification,
-    result: Type.Object({ success: Type.Boolean(), message: Type.String(), id: Type.String() }),
+    result: named(
+      "NotificationAdded",
+      Closed(
+        {
+          success: Type.Boolean(),
+          message: Type.String(),
+          id: Type.String({ description: "The notification's id." }),
+        },
+        "The notification was added.",
+      ),
+    ),
+    example: {
+      data: {
+        organizationId: "org-1",
+        documentId: "doc-1",
+        notificationId: "n-1",
+        actionUser: { userId: "u1", name: "Ada" },
+        displayHeadlineMessageTemplate: "{actionUser} mentioned you",
+        displayHeadlineMessageTemplateData: {
+          actionUser: { userId: "u1", name: "Ada" },
+          recipientUser: "u2",
+        },
+        displayBodyMessage: "Can you check the totals?",
+        notifyUsers: [{ userId: "u2" }, { userId: "u3", email: "u3@example.com" }],
+        notificationSourceData: { commentId: "c-7" },
+      },
+      message: "Notification added successfully.",
+      result: { success: true, message: "Notification added successfully.", id: "n-1" },
+    },
     handle: async (ctx, data) => {
       const id = await service.addNotification(ctx, data);
       const message = "Notification added successfully.";
@@ -32,6 +61,7 @@ export const notificationOperations = [
   }),
   operation({
     path: "/v2/notifications/get",
+    operationId: "notificationsGet",
     tag: "Notifications",
     summary: "Get notifications (extension)",
     description:
@@ -40,6 +70,30 @@ export const notificationOperations = [
       'has not read, `forYou` the user\'s For You list. `pageToken` is `""` on the last page.',
     data: GetNotifications,
     result: Type.Array(NotificationRecord),
+    example: {
+      data: { organizationId: "org-1", userId: "u2", forYou: true, pageSize: 50 },
+      message: "Notification(s) retrieved successfully.",
+      result: [
+        {
+          id: "n-1",
+          notificationSource: "custom",
+          actionUser: { userId: "u1", name: "Ada" },
+          displayHeadlineMessageTemplate: "{actionUser} mentioned you",
+          displayHeadlineMessageTemplateData: {
+            actionUser: { userId: "u1", name: "Ada" },
+            recipientUser: "u2",
+          },
+          displayBodyMessage: "Can you check the totals?",
+          notificationSourceData: { commentId: "c-7" },
+          notifyUsers: [{ userId: "u2" }, { userId: "u3", email: "u3@example.com" }],
+          readByUserIds: [],
+          metadata: { apiKey: "ak_example", organizationId: "org-1", documentId: "doc-1" },
+          timestamp: 1767225600000,
+          lastUpdated: 1767225600000,
+        },
+      ],
+      pageToken: "",
+    },
     list: true,
     handle: async (ctx, data) => {
       const page = await service.getNotifications(ctx, data);
@@ -53,6 +107,7 @@ export const notificationOperations = [
   }),
   operation({
     path: "/v2/notifications/update",
+    operationId: "notificationsUpdate",
     tag: "Notifications",
     summary: "Update notifications",
     description:
@@ -61,7 +116,33 @@ export const notificationOperations = [
       "an item outside the scope fails alone. `readByUserIds` marks read; with `verifyUserPermissions` only " +
       "users with access to the document are marked and the others are listed in the item's `details`.",
     data: UpdateNotifications,
-    result: ItemResults,
+    result: NotificationItemResults,
+    example: {
+      data: {
+        organizationId: "org-1",
+        documentId: "doc-1",
+        verifyUserPermissions: true,
+        notifications: [
+          { id: "n-1", readByUserIds: ["u2", "stranger"], persistReadForUsers: true },
+          { id: "n-other-doc", displayBodyMessage: "edited" },
+        ],
+      },
+      message: "Notification(s) updated successfully.",
+      result: {
+        "n-1": {
+          success: true,
+          message: "Notification updated.",
+          details: [
+            {
+              field: "data.notifications[0].readByUserIds",
+              id: "stranger",
+              message: "User has no access to the document; not marked read.",
+            },
+          ],
+        },
+        "n-other-doc": { success: false, message: "Failed to update notification." },
+      },
+    },
     handle: async (ctx, data) => ({
       message: "Notification(s) updated successfully.",
       data: await updateNotifications(ctx, data),
@@ -69,6 +150,7 @@ export const notificationOperations = [
   }),
   operation({
     path: "/v2/notifications/delete",
+    operationId: "notificationsDelete",
     tag: "Notifications",
     summary: "Delete notifications (extension)",
     description:
@@ -76,7 +158,12 @@ export const notificationOperations = [
       "`userId` and/or `notificationIds` (at least one of documentId, userId, notificationIds). With " +
       "`notificationIds` the result is per id; otherwise `{deletedCount}`.",
     data: DeleteNotifications,
-    result: Type.Union([Type.Object({ deletedCount: Type.Integer() }), ItemResults]),
+    result: NotificationDeleteResult,
+    example: {
+      data: { organizationId: "org-1", notificationIds: ["n-1"] },
+      message: "Notification(s) deleted successfully.",
+      result: { "n-1": { success: true, message: "Notification deleted." } },
+    },
     handle: async (ctx, data) => ({
       message: "Notification(s) deleted successfully.",
       data: await service.deleteNotifications(ctx, data),

@@ -11,6 +11,7 @@ import * as service from "./service.js";
 export const organizationOperations = [
   operation({
     path: "/v2/organizations/add",
+    operationId: "organizationsAdd",
     tag: "Organizations",
     summary: "Add organizations (extension)",
     description:
@@ -18,6 +19,11 @@ export const organizationOperations = [
       "organizationId; an existing id fails alone with `Organization already exists.`.",
     data: AddOrganizations,
     result: OrganizationItemResults,
+    example: {
+      data: { organizations: [{ organizationId: "org-1", organizationName: "Acme" }] },
+      message: "Organization(s) added successfully.",
+      result: { "org-1": { success: true, id: "org-1", message: "Organization added." } },
+    },
     handle: async (ctx, data) => ({
       message: "Organization(s) added successfully.",
       data: await service.addOrganizations(ctx, data),
@@ -25,6 +31,7 @@ export const organizationOperations = [
   }),
   operation({
     path: "/v2/organizations/get",
+    operationId: "organizationsGet",
     tag: "Organizations",
     summary: "Get organizations (extension)",
     description:
@@ -32,6 +39,19 @@ export const organizationOperations = [
       '`pageToken` is `""` on the last page.',
     data: GetOrganizations,
     result: Type.Array(OrganizationRecord),
+    example: {
+      data: { organizationIds: ["org-1"], pageSize: 100 },
+      message: "Organization(s) retrieved successfully.",
+      result: [
+        {
+          organizationId: "org-1",
+          organizationName: "Acme",
+          createdAt: 1767225600000,
+          lastUpdated: 1767225600000,
+        },
+      ],
+      pageToken: "",
+    },
     list: true,
     handle: async (ctx, data) => {
       const page = await service.getOrganizations(ctx, data);

@@ -1,19 +1,30 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
+import { Acknowledgement } from "../../http/schemas.js";
 import {
   AddRecordings,
   DeleteRecordings,
   GetRecordings,
-  RecordingItemResults,
+  RecordingDeleteResult,
   RecordingRecord,
 } from "./schemas.js";
 import * as service from "./service.js";
 
 const TAG = "Recordings";
 
+const EXAMPLE_ATTACHMENT = {
+  attachmentId: 1,
+  url: "https://files.example.com/rec-1.mp4",
+  mimeType: "video/mp4",
+  name: "rec-1.mp4",
+  type: "mp4",
+  size: 7340032,
+};
+
 export const recordingOperations = [
   operation({
     path: "/v2/recordings/get",
+    operationId: "recordingsGet",
     tag: TAG,
     summary: "Get recordings",
     description:
@@ -21,6 +32,24 @@ export const recordingOperations = [
       'keyset-paged. `pageToken` is `""` on the last page.',
     data: GetRecordings,
     result: Type.Array(RecordingRecord),
+    example: {
+      data: { organizationId: "org-1", documentId: "doc-1", pageSize: 20 },
+      message: "Recorder annotations retrieved successfully.",
+      result: [
+        {
+          type: "recorder",
+          recordingType: "screen",
+          mode: "floating",
+          metadata: { apiKey: "ak_example", documentId: "doc-1", organizationId: "org-1" },
+          recordedTime: { duration: 83500, display: "00:01:24" },
+          displayName: "Walkthrough",
+          annotationId: "rec-1",
+          attachments: [EXAMPLE_ATTACHMENT],
+          latestVersion: 1,
+        },
+      ],
+      pageToken: "",
+    },
     list: true,
     handle: async (ctx, data) => {
       const page = await service.getRecordings(ctx, data);
@@ -34,13 +63,31 @@ export const recordingOperations = [
   }),
   operation({
     path: "/v2/recordings/add",
+    operationId: "recordingsAdd",
     tag: TAG,
     summary: "Add recordings (extension)",
     description:
       "Creates or replaces (by `annotationId`) recording annotations of one document. `recordedTime.duration` is " +
       "in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted.",
     data: AddRecordings,
-    result: Type.Object({ success: Type.Boolean(), message: Type.String() }),
+    result: Acknowledgement,
+    example: {
+      data: {
+        organizationId: "org-1",
+        documentId: "doc-1",
+        recordings: [
+          {
+            annotationId: "rec-1",
+            recordingType: "screen",
+            displayName: "Walkthrough",
+            recordedTime: { duration: 83500 },
+            attachments: [EXAMPLE_ATTACHMENT],
+          },
+        ],
+      },
+      message: "Recording(s) added successfully.",
+      result: { success: true, message: "Recording(s) added successfully." },
+    },
     handle: async (ctx, data) => {
       await service.addRecordings(ctx, data);
       const message = "Recording(s) added successfully.";
@@ -49,13 +96,19 @@ export const recordingOperations = [
   }),
   operation({
     path: "/v2/recordings/delete",
+    operationId: "recordingsDelete",
     tag: TAG,
     summary: "Delete recordings (extension)",
     description:
       "Deletes recordings of an organization narrowed by `documentId` and/or `recordingIds` (at least one). With " +
       "`recordingIds` the result is per id; otherwise `{deletedCount}`.",
     data: DeleteRecordings,
-    result: Type.Union([Type.Object({ deletedCount: Type.Integer() }), RecordingItemResults]),
+    result: RecordingDeleteResult,
+    example: {
+      data: { organizationId: "org-1", recordingIds: ["rec-1"] },
+      message: "Recording(s) deleted successfully.",
+      result: { "rec-1": { success: true, message: "Recording deleted." } },
+    },
     handle: async (ctx, data) => ({
       message: "Recording(s) deleted successfully.",
       data: await service.deleteRecordings(ctx, data),

@@ -16,6 +16,7 @@ const TAG = "Webhooks";
 export const webhookOperations = [
   operation({
     path: "/v2/workspace/webhookconfig/update",
+    operationId: "webhookConfigUpdate",
     tag: TAG,
     summary: "Update webhook configuration",
     description:
@@ -24,6 +25,19 @@ export const webhookOperations = [
       "INVALID_ARGUMENT `Invalid webhook service configuration.` with `details`, nothing changed.",
     data: UpdateWebhookConfig,
     result: Type.Null(),
+    example: {
+      data: {
+        useWebhookService: true,
+        webhookServiceConfig: {
+          rawNotificationUrl: "https://hooks.example.com/raw",
+          processedNotificationUrl: "https://hooks.example.com/processed",
+          authToken: "checked-by-your-receiver",
+          triggers: { "recorder.done": true },
+        },
+      },
+      message: "Webhook configuration updated successfully.",
+      result: null,
+    },
     handle: async (ctx, data) => {
       await service.updateConfig(ctx, data);
       return { message: "Webhook configuration updated successfully.", data: null };
@@ -31,11 +45,30 @@ export const webhookOperations = [
   }),
   operation({
     path: "/v2/workspace/webhookconfig/get",
+    operationId: "webhookConfigGet",
     tag: TAG,
     summary: "Get webhook configuration (extension)",
     description: "The stored configuration with the auth token masked, and the `whsec_…` signing secret.",
     data: GetWebhookConfig,
     result: WebhookConfigView,
+    example: {
+      data: {},
+      message: "Webhook configuration retrieved successfully.",
+      result: {
+        useWebhookService: true,
+        webhookServiceConfig: {
+          authToken: "****iver",
+          rawNotificationUrl: "https://hooks.example.com/raw",
+          processedNotificationUrl: "https://hooks.example.com/processed",
+          encodeData: false,
+          encryptData: false,
+          triggers: Object.fromEntries(
+            [...service.DEFAULT_TRIGGERS, "recorder.done"].map((key) => [key, true]),
+          ),
+        },
+        signingSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      },
+    },
     handle: async (ctx) => ({
       message: "Webhook configuration retrieved successfully.",
       data: await service.getConfig(ctx),
@@ -43,6 +76,7 @@ export const webhookOperations = [
   }),
   operation({
     path: "/v2/workspace/webhooks/deliveries/get",
+    operationId: "webhookDeliveriesGet",
     tag: TAG,
     summary: "Get webhook deliveries (extension)",
     description:
@@ -50,6 +84,28 @@ export const webhookOperations = [
       "next attempt. Filters combine with AND.",
     data: GetDeliveries,
     result: Type.Array(DeliveryView),
+    example: {
+      data: { status: "failed", pageSize: 20 },
+      message: "Webhook deliveries retrieved successfully.",
+      result: [
+        {
+          webhookId: "msg_2mN4yQ8c",
+          eventId: "evt_2mN4yQ8c",
+          event: "comment.add",
+          kind: "raw",
+          url: "https://hooks.example.com/raw",
+          status: "failed",
+          attemptCount: 8,
+          lastHttpStatus: 500,
+          lastError: null,
+          nextAttemptAt: null,
+          createdAt: 1767225600000,
+          updatedAt: 1767347400000,
+          attempts: [{ attempt: 1, startedAt: 1767225600000, durationMs: 42, httpStatus: 500, error: null }],
+        },
+      ],
+      pageToken: "",
+    },
     list: true,
     handle: async (ctx, data) => {
       const page = await service.getDeliveries(ctx, data);
@@ -62,6 +118,7 @@ export const webhookOperations = [
   }),
   operation({
     path: "/v2/workspace/webhooks/deliveries/retry",
+    operationId: "webhookDeliveriesRetry",
     tag: TAG,
     summary: "Retry webhook deliveries (extension)",
     description:
@@ -69,6 +126,11 @@ export const webhookOperations = [
       "schedule and the same `webhook-id`. Per-id results.",
     data: RetryDeliveries,
     result: RetryResults,
+    example: {
+      data: { deliveryIds: ["msg_2mN4yQ8c"] },
+      message: "Webhook delivery(s) queued for retry.",
+      result: { msg_2mN4yQ8c: { success: false, message: "Delivery not found." } },
+    },
     handle: async (ctx, data) => ({
       message: "Webhook delivery(s) queued for retry.",
       data: await service.retryDeliveries(ctx, data.deliveryIds),

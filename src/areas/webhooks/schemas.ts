@@ -1,49 +1,102 @@
 import { type Static, Type } from "typebox";
-import { Closed, IdFilter, ItemResult, PageSize, PageToken } from "../../http/schemas.js";
+import {
+  Closed,
+  documentedAs,
+  IdFilter,
+  ItemResults,
+  named,
+  PageSize,
+  PageToken,
+} from "../../http/schemas.js";
 
 /**
  * The update's fields are typed loosely here and checked by validation.ts, because every
  * bad field must answer `Invalid webhook service configuration.` with details (DESIGN §6),
- * not the generic schema message. The description documents the real shape.
+ * not the generic schema message. The document shows the real shape (WebhookServiceConfigPatch).
  */
-export const UpdateWebhookConfig = Closed({
-  useWebhookService: Type.Optional(
-    Type.Unknown({ description: "boolean: turns the webhook service on or off." }),
-  ),
-  webhookServiceConfig: Type.Optional(
-    Type.Unknown({
-      description:
-        "object (SPEC §2.4), merged into the stored configuration: `authToken` (string, sent as " +
-        "`Authorization: Basic <authToken>`), `rawNotificationUrl` and `processedNotificationUrl` " +
-        "(absolute http(s) URLs), `encodeData` and `encryptData` (booleans), `publicKey` (RSA ≥ 2048 " +
-        "bits, base64 DER or PEM; required when encryptData is true), `triggers` (event key to " +
-        'boolean, merged key by key). A string field set to `""` is cleared.',
-    }),
-  ),
-});
+export const UpdateWebhookConfig = documentedAs(
+  Closed({
+    useWebhookService: Type.Optional(
+      Type.Unknown({ description: "boolean: turns the webhook service on or off." }),
+    ),
+    webhookServiceConfig: Type.Optional(
+      Type.Unknown({ description: "object (SPEC §2.4), merged into the stored configuration." }),
+    ),
+  }),
+  Type.Unsafe({
+    ...Closed(
+      {
+        useWebhookService: Type.Optional(
+          Type.Boolean({ description: "Turns the webhook service on or off." }),
+        ),
+        webhookServiceConfig: Type.Optional(named("WebhookServiceConfigPatch", WebhookServiceConfigPatch())),
+      },
+      "At least one of the two fields. Any bad field answers `Invalid webhook service configuration.` " +
+        "with details naming every bad field.",
+    ),
+    minProperties: 1,
+  }),
+);
+
+/** A string field of the configuration: `""` or null clears the stored value. */
+function Clearable(maxLength: number, description: string) {
+  return Type.Union([Type.String({ maxLength }), Type.Null()], {
+    description: `${description} \`""\` or null clears it.`,
+  });
+}
+
+/** What validation.ts accepts, for the document. */
+function WebhookServiceConfigPatch() {
+  return Closed(
+    {
+      authToken: Type.Optional(
+        Clearable(1024, "Sent as `Authorization: Basic <authToken>`; printable ASCII."),
+      ),
+      rawNotificationUrl: Type.Optional(Clearable(2048, "Absolute http(s) URL for raw events.")),
+      processedNotificationUrl: Type.Optional(Clearable(2048, "Absolute http(s) URL for processed events.")),
+      encodeData: Type.Optional(Type.Boolean({ description: "Send `{encodedPayload: base64(JSON)}`." })),
+      encryptData: Type.Optional(Type.Boolean({ description: "Encrypt payloads; needs publicKey." })),
+      publicKey: Type.Optional(Clearable(16_384, "RSA ≥ 2048 bits, base64 DER or PEM.")),
+      triggers: Type.Optional(
+        Type.Record(Type.String(), Type.Boolean(), {
+          description: "Event key to boolean, merged key by key.",
+        }),
+      ),
+    },
+    "Fields merged into the stored configuration (SPEC §2.4).",
+  );
+}
 
 export const GetWebhookConfig = Closed({});
 
-export const WebhookConfigView = Type.Object({
-  useWebhookService: Type.Boolean(),
-  webhookServiceConfig: Type.Object({
-    authToken: Type.Optional(
-      Type.String({ description: "Masked: only the last four characters are shown." }),
-    ),
-    rawNotificationUrl: Type.Optional(Type.String()),
-    processedNotificationUrl: Type.Optional(Type.String()),
-    encodeData: Type.Boolean(),
-    encryptData: Type.Boolean(),
-    publicKey: Type.Optional(Type.String()),
-    triggers: Type.Record(Type.String(), Type.Boolean()),
-  }),
-  signingSecret: Type.String({
-    description: "The `whsec_…` secret that signs deliveries (Standard Webhooks).",
-  }),
-  previousSigningSecretExpiresAt: Type.Optional(
-    Type.Integer({ description: "While a rotation's grace lasts, the old secret also signs until then." }),
+export const WebhookConfigView = named(
+  "WebhookConfig",
+  Closed(
+    {
+      useWebhookService: Type.Boolean(),
+      webhookServiceConfig: Closed({
+        authToken: Type.Optional(
+          Type.String({ description: "Masked: only the last four characters are shown." }),
+        ),
+        rawNotificationUrl: Type.Optional(Type.String()),
+        processedNotificationUrl: Type.Optional(Type.String()),
+        encodeData: Type.Boolean(),
+        encryptData: Type.Boolean(),
+        publicKey: Type.Optional(Type.String()),
+        triggers: Type.Record(Type.String(), Type.Boolean()),
+      }),
+      signingSecret: Type.String({
+        description: "The `whsec_…` secret that signs deliveries (Standard Webhooks).",
+      }),
+      previousSigningSecretExpiresAt: Type.Optional(
+        Type.Integer({
+          description: "While a rotation's grace lasts, the old secret also signs until then.",
+        }),
+      ),
+    },
+    "The workspace's webhook configuration.",
   ),
-});
+);
 
 export const DELIVERY_STATUSES = ["pending", "delivering", "succeeded", "failed"] as const;
 
@@ -59,31 +112,43 @@ export const RetryDeliveries = Closed({
   deliveryIds: IdFilter("Deliveries (`webhookId`) to attempt again now, with a fresh retry schedule."),
 });
 
-const Attempt = Type.Object({
-  attempt: Type.Integer(),
-  startedAt: Type.Integer(),
-  durationMs: Type.Integer(),
-  httpStatus: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-});
+const Attempt = named(
+  "DeliveryAttempt",
+  Closed(
+    {
+      attempt: Type.Integer(),
+      startedAt: Type.Integer(),
+      durationMs: Type.Integer(),
+      httpStatus: Type.Union([Type.Integer(), Type.Null()]),
+      error: Type.Union([Type.String(), Type.Null()]),
+    },
+    "One attempt to deliver.",
+  ),
+);
 
-export const DeliveryView = Type.Object({
-  webhookId: Type.String(),
-  eventId: Type.String(),
-  event: Type.String(),
-  kind: Type.Enum(["raw", "processed"]),
-  url: Type.String(),
-  status: Type.Enum([...DELIVERY_STATUSES]),
-  attemptCount: Type.Integer(),
-  lastHttpStatus: Type.Union([Type.Integer(), Type.Null()]),
-  lastError: Type.Union([Type.String(), Type.Null()]),
-  nextAttemptAt: Type.Union([Type.Integer(), Type.Null()]),
-  createdAt: Type.Integer(),
-  updatedAt: Type.Integer(),
-  attempts: Type.Array(Attempt),
-});
+export const DeliveryView = named(
+  "WebhookDelivery",
+  Closed(
+    {
+      webhookId: Type.String(),
+      eventId: Type.String(),
+      event: Type.String(),
+      kind: Type.Enum(["raw", "processed"]),
+      url: Type.String(),
+      status: Type.Enum([...DELIVERY_STATUSES]),
+      attemptCount: Type.Integer(),
+      lastHttpStatus: Type.Union([Type.Integer(), Type.Null()]),
+      lastError: Type.Union([Type.String(), Type.Null()]),
+      nextAttemptAt: Type.Union([Type.Integer(), Type.Null()]),
+      createdAt: Type.Integer(),
+      updatedAt: Type.Integer(),
+      attempts: Type.Array(Attempt),
+    },
+    "One event's delivery to one URL.",
+  ),
+);
 
-export const RetryResults = Type.Record(Type.String(), ItemResult, { description: "Keyed by delivery id." });
+export const RetryResults = ItemResults("Keyed by delivery id.");
 
 export type GetDeliveriesInput = Static<typeof GetDeliveries>;
 export type DeliveryViewType = Static<typeof DeliveryView>;

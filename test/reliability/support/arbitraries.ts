@@ -125,7 +125,8 @@ export function bodyValue(schema: Schema, name: string, seeds: Seeds, mode: Mode
     schema.type === "array" ||
     schema.type === "boolean" ||
     schema.enum ||
-    schema.if;
+    schema.if ||
+    schema.oneOf;
   if (mode === "clean" || structural || schema.const !== undefined) return clean;
   return fc.oneof({ weight: 3, arbitrary: clean }, { weight: 1, arbitrary: nastyFor(schema) });
 }
@@ -176,6 +177,7 @@ export function cleanValue(schema: Schema, name: string, seeds: Seeds, mode: Mod
   if (schema.if && schema.then && schema.else) {
     return fc.oneof(bodyValue(schema.then, name, seeds, mode), bodyValue(schema.else, name, seeds, mode));
   }
+  if (schema.oneOf) return fc.oneof(...schema.oneOf.map((branch) => bodyValue(branch, name, seeds, mode)));
   switch (schema.type) {
     case "string":
       return cleanString(schema, name, seeds);

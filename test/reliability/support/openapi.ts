@@ -17,6 +17,7 @@ export interface Schema {
   readonly if?: Schema;
   readonly then?: Schema;
   readonly else?: Schema;
+  readonly oneOf?: readonly Schema[];
 }
 
 /** One operation as the service documents it: its path and the schema of `data`. */
@@ -34,13 +35,30 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
   if (res.status !== 200) throw new Error(`/openapi.json answered ${res.status}`);
   const doc = (await res.json()) as {
     paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: Schema }> } } }>;
+    components: { schemas: Record<string, Schema> };
   };
   const operations: DocumentedOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
-    const body = item.post?.requestBody?.content?.["application/json"]?.schema;
+    const schema = item.post?.requestBody?.content?.["application/json"]?.schema;
+    const body = schema && (inline(schema, doc.components.schemas) as Schema);
     const data = body?.properties?.data;
     if (!data) throw new Error(`${path}: no documented request body with a data object`);
     operations.push({ path, data });
   }
   return operations;
+}
+
+/**
+ * The schema with every `$ref` replaced by the component it names; `JsonValue` (any JSON, the
+ * one recursive component of request bodies) becomes `{}`, as the arbitraries read it.
+ */
+function inline(value: unknown, components: Record<string, Schema>): unknown {
+  if (Array.isArray(value)) return value.map((v) => inline(v, components));
+  if (typeof value !== "object" || value === null) return value;
+  const ref = (value as { $ref?: string }).$ref;
+  if (ref !== undefined) {
+    const name = ref.replace("#/components/schemas/", "");
+    return name === "JsonValue" ? {} : inline(components[name], components);
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inline(v, components)]));
 }

@@ -37,6 +37,7 @@ export function rejectedBy(schema: Schema, seeds: Seeds): fc.Arbitrary<Json> | n
     }
     return fc.oneof(...options);
   }
+  if (schema.oneOf) return oneOfRejections(schema.oneOf, seeds);
   if (schema.enum || schema.const !== undefined) {
     options.push(fc.constantFrom<Json>("not-an-allowed-value", 12345, null));
     return fc.oneof(...options);
@@ -194,3 +195,24 @@ export const MALFORMED_BODIES: readonly string[] = [
   '{"data":{}, "data":null}',
   `${"[".repeat(50_000)}${"]".repeat(50_000)}`,
 ];
+
+const jsonType = (v: Json) =>
+  v instanceof Entries ? "object" : Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
+
+/**
+ * Values every branch rejects. Branches of different types (one object or an array of them):
+ * a scalar, or a branch's own rejection of that branch's type. Branches of one type (objects
+ * told apart by a field): the first branch's rejections, which the documented variants share.
+ */
+function oneOfRejections(branches: readonly Schema[], seeds: Seeds): fc.Arbitrary<Json> | null {
+  const types = branches.map((b) => (b.type === "integer" ? "number" : b.type));
+  if (new Set(types).size === 1) return branches[0] ? rejectedBy(branches[0], seeds) : null;
+  const options: fc.Arbitrary<Json>[] = [];
+  const scalars = (["x", 1, true, null] as Json[]).filter((v) => !types.includes(jsonType(v)));
+  if (scalars.length > 0) options.push(fc.constantFrom(...scalars));
+  for (const [index, branch] of branches.entries()) {
+    const bad = rejectedBy(branch, seeds);
+    if (bad) options.push(bad.filter((v) => jsonType(v) === types[index]));
+  }
+  return options.length > 0 ? fc.oneof(...options) : null;
+}

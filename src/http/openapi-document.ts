@@ -1,0 +1,331 @@
+import type { TSchema } from "typebox";
+import type { ErrorStatus } from "../errors.js";
+import type { Operation } from "./operation.js";
+import { DOC_AS, DOC_NAME, Envelope, Success } from "./schemas.js";
+
+/**
+ * The OpenAPI 3.1 document, built from the operations' own TypeBox schemas (one schema
+ * validates, types and documents: STYLE §2). Schemas marked with `named()` become
+ * `components.schemas` entries referred to by `$ref`; `documentedAs()` swaps in the shape a
+ * client should see where the validator is deliberately looser (docs/decisions.md).
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: a JSON document under construction
+type Json = any;
+
+export const SERVER_URL = "http://127.0.0.1:8080";
+
+/** One error response per HTTP code the operations answer (DESIGN §2), keyed by component name. */
+const ERROR_RESPONSES: readonly {
+  readonly name: string;
+  readonly http: number;
+  readonly statuses: readonly ErrorStatus[];
+  readonly description: string;
+  readonly example: { status: ErrorStatus; message: string; details?: Json[] };
+}[] = [
+  {
+    name: "BadRequest",
+    http: 400,
+    statuses: ["INVALID_ARGUMENT", "FAILED_PRECONDITION"],
+    description:
+      "INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or " +
+      "invalid (the message and `details` name it), a page token is bad, or an auth header is missing. " +
+      "FAILED_PRECONDITION: a workspace feature the operation needs is off.",
+    example: {
+      status: "INVALID_ARGUMENT",
+      message: "Missing required field data.organizationId.",
+      details: [{ field: "data.organizationId", message: "Missing required field data.organizationId." }],
+    },
+  },
+  {
+    name: "Unauthenticated",
+    http: 401,
+    statuses: ["UNAUTHENTICATED"],
+    description: "UNAUTHENTICATED: the auth token does not match the API key.",
+    example: { status: "UNAUTHENTICATED", message: "Invalid auth token." },
+  },
+  {
+    name: "PermissionDenied",
+    http: 403,
+    statuses: ["PERMISSION_DENIED"],
+    description: "PERMISSION_DENIED: the API key is unknown.",
+    example: { status: "PERMISSION_DENIED", message: "Invalid API key." },
+  },
+  {
+    name: "NotFound",
+    http: 404,
+    statuses: ["NOT_FOUND"],
+    description: "NOT_FOUND: an organization or folder named in the request does not exist.",
+    example: { status: "NOT_FOUND", message: "Organization not found." },
+  },
+  {
+    name: "PayloadTooLarge",
+    http: 413,
+    statuses: ["RESOURCE_EXHAUSTED"],
+    description: "RESOURCE_EXHAUSTED: the body is over the size limit (`COLLABD_BODY_LIMIT_BYTES`).",
+    example: { status: "RESOURCE_EXHAUSTED", message: "The request body exceeds the 5242880-byte limit." },
+  },
+  {
+    name: "RateLimited",
+    http: 429,
+    statuses: ["RESOURCE_EXHAUSTED"],
+    description: "RESOURCE_EXHAUSTED: the API key's rate limit is spent; retry after `Retry-After` seconds.",
+    example: { status: "RESOURCE_EXHAUSTED", message: "Rate limit exceeded; retry after 2 s." },
+  },
+  {
+    name: "Internal",
+    http: 500,
+    statuses: ["INTERNAL"],
+    description: "INTERNAL: a bug, logged with the request id (`x-request-id`); the message reveals nothing.",
+    example: { status: "INTERNAL", message: "An internal error occurred." },
+  },
+  {
+    name: "Unavailable",
+    http: 503,
+    statuses: ["UNAVAILABLE"],
+    description: "UNAVAILABLE: the database is unreachable or the service is shutting down.",
+    example: { status: "UNAVAILABLE", message: "The service is temporarily unavailable." },
+  },
+];
+
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  "Activity logs": "Who did what on which document: records, filters, keyset paging.",
+  Organizations: "Organization records (folders and documents need one).",
+  Folders: "A tree of folders per organization, with inherited access.",
+  Recordings: "Recorder annotations of a document.",
+  Notifications: "Notifications, their recipients and read state.",
+  Documents: "Documents in folders, with inherited access.",
+  Access: "Grants of a role on an organization, folder or document to a user.",
+  Webhooks: "Where events are delivered, and the delivery log.",
+};
+
+const INFO_DESCRIPTION =
+  'Self-hosted collaboration data service. Every operation is a `POST` with body `{"data": {...}}` ' +
+  "and the headers `x-svc-api-key` and `x-svc-auth-token`. A success is HTTP 200 " +
+  '`{"result": {"status": "success", "message", "data"}}` (lists add `pageToken`, `""` on the last ' +
+  'page). A failure is `{"error": {"status", "message", "details"?}}` with the HTTP status fixed by ' +
+  "`status`: INVALID_ARGUMENT and FAILED_PRECONDITION 400, UNAUTHENTICATED 401, PERMISSION_DENIED 403, " +
+  "NOT_FOUND 404, ALREADY_EXISTS 409, RESOURCE_EXHAUSTED 429 (413 for a body over the limit), INTERNAL " +
+  "500, UNAVAILABLE 503. A method other than POST on an operation's path answers 405 INVALID_ARGUMENT " +
+  "with `Allow: POST`; an unknown path 404 NOT_FOUND. Every response carries `x-request-id`.";
+
+/** Builds the document; pure and deterministic (the typed client is generated from it). */
+export function openApiDocument(operations: readonly Operation[]): Json {
+  const schemas = new SchemaRegistry();
+  const paths: Json = {};
+  for (const op of operations) {
+    const requestSchema = schemas.convert(
+      Envelope(schemas.name(op.data, `${pascal(op.operationId)}Request`)),
+    );
+    const successSchema = schemas.convert(Success(op.result, { list: op.list ?? false }));
+    const { example } = op;
+    paths[op.path] = {
+      post: {
+        operationId: op.operationId,
+        summary: op.summary,
+        description: op.description ?? op.summary,
+        tags: [op.tag],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: requestSchema, example: { data: example.data } } },
+        },
+        responses: {
+          "200": {
+            description: `Success: \`${example.message}\``,
+            headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } },
+            content: {
+              "application/json": {
+                schema: successSchema,
+                example: {
+                  result: {
+                    status: "success",
+                    message: example.message,
+                    data: example.result,
+                    ...(op.list ? { pageToken: example.pageToken ?? "" } : {}),
+                  },
+                },
+              },
+            },
+          },
+          ...Object.fromEntries(
+            ERROR_RESPONSES.map((r) => [String(r.http), { $ref: `#/components/responses/${r.name}` }]),
+          ),
+        },
+      },
+    };
+  }
+  const usedTags = [...new Set(operations.map((op) => op.tag))];
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "collabd API",
+      version: "2",
+      description: INFO_DESCRIPTION,
+      contact: { name: "collabd" },
+      license: { name: "MIT", identifier: "MIT" },
+    },
+    servers: [{ url: SERVER_URL, description: "A collabd on its defaults (HOST 127.0.0.1, PORT 8080)." }],
+    tags: usedTags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
+    security: [{ apiKey: [], authToken: [] }],
+    paths,
+    components: {
+      schemas: { ...schemas.components(), ...errorSchemas() },
+      responses: Object.fromEntries(ERROR_RESPONSES.map((r) => [r.name, errorResponse(r)])),
+      headers: {
+        RequestId: {
+          description: "The request's id, as logged; quote it when reporting a failure.",
+          schema: { type: "string" },
+        },
+        RetryAfter: {
+          description: "Seconds to wait before the API key has budget again.",
+          schema: { type: "integer", minimum: 1 },
+        },
+      },
+      securitySchemes: {
+        apiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "x-svc-api-key",
+          description: "The workspace's API key.",
+        },
+        authToken: {
+          type: "apiKey",
+          in: "header",
+          name: "x-svc-auth-token",
+          description: "One of the workspace's auth tokens.",
+        },
+      },
+    },
+  };
+}
+
+function errorSchemas(): Json {
+  return {
+    ErrorDetail: {
+      type: "object",
+      additionalProperties: false,
+      required: ["message"],
+      description: "One problem: the field (as the client wrote it) or the item id it concerns.",
+      properties: {
+        field: { type: "string", description: "e.g. `data.activities[2].featureType`." },
+        id: { type: "string" },
+        message: { type: "string" },
+      },
+    },
+  };
+}
+
+function errorResponse(r: (typeof ERROR_RESPONSES)[number]): Json {
+  const statusSchema =
+    r.statuses.length === 1
+      ? { type: "string", const: r.statuses[0] }
+      : { type: "string", enum: [...r.statuses] };
+  return {
+    description: r.description,
+    headers: {
+      "x-request-id": { $ref: "#/components/headers/RequestId" },
+      ...(r.http === 429 ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
+    },
+    content: {
+      "application/json": {
+        schema: {
+          type: "object",
+          additionalProperties: false,
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              additionalProperties: false,
+              required: ["status", "message"],
+              properties: {
+                status: { ...statusSchema, description: "Canonical status; it fixes the HTTP status." },
+                message: { type: "string", description: "A sentence ending in a period." },
+                details: { type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } },
+              },
+            },
+          },
+        },
+        example: { error: r.example },
+      },
+    },
+  };
+}
+
+/** Keywords whose value is a schema, a list of schemas or a map of schemas (JSON Schema 2020-12). */
+const ONE = ["items", "not", "if", "then", "else", "contains", "propertyNames", "additionalProperties"];
+const MANY = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const MAP = ["properties", "patternProperties", "$defs"];
+
+class SchemaRegistry {
+  private readonly named = new Map<string, { source: TSchema; json: Json }>();
+
+  /** Names a schema that has no name yet (an operation's `data`). */
+  name(schema: TSchema, fallback: string): TSchema {
+    return (schema as Record<symbol, unknown>)[DOC_NAME] === undefined
+      ? ({ ...schema, [DOC_NAME]: fallback } as TSchema)
+      : schema;
+  }
+
+  components(): Json {
+    const out: Json = {
+      JsonValue: {
+        description: "Any JSON value.",
+        oneOf: [
+          { type: "string" },
+          { type: "number" },
+          { type: "boolean" },
+          { type: "null" },
+          { type: "array", items: { $ref: "#/components/schemas/JsonValue" } },
+          { type: "object", additionalProperties: { $ref: "#/components/schemas/JsonValue" } },
+        ],
+      },
+    };
+    for (const name of [...this.named.keys()].sort()) out[name] = this.named.get(name)?.json;
+    return out;
+  }
+
+  convert(schema: TSchema): Json {
+    const name = (schema as Record<symbol, unknown>)[DOC_NAME] as string | undefined;
+    if (name === undefined) return this.body(schema);
+    const known = this.named.get(name);
+    if (known === undefined) {
+      const entry = { source: schema, json: null as Json };
+      this.named.set(name, entry);
+      entry.json = this.body(schema);
+    } else if (known.source !== schema && JSON.stringify(this.body(schema)) !== JSON.stringify(known.json)) {
+      throw new Error(`Two different schemas are both named ${name}.`);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  private body(schema: TSchema): Json {
+    const as = (schema as Record<symbol, unknown>)[DOC_AS] as TSchema | undefined;
+    if (as) return this.convert(as);
+    const out: Json = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (ONE.includes(key) && typeof value === "object" && value !== null) out[key] = this.convert(value);
+      else if (MANY.includes(key)) out[key] = (value as TSchema[]).map((s) => this.convert(s));
+      else if (MAP.includes(key))
+        out[key] = Object.fromEntries(
+          Object.entries(value as Record<string, TSchema>).map(([k, s]) => [k, this.convert(s)]),
+        );
+      else out[key] = structuredClone(value);
+    }
+    // `Type.Record(Type.String(), X)`: the same as `additionalProperties: X`, which every generator reads.
+    const pattern = out.patternProperties;
+    if (pattern && Object.keys(pattern).length === 1 && pattern["^.*$"] && !out.properties) {
+      out.additionalProperties = pattern["^.*$"];
+      delete out.patternProperties;
+    }
+    if (
+      Array.isArray(out.enum) &&
+      out.type === undefined &&
+      out.enum.every((v: unknown) => typeof v === "string")
+    )
+      out.type = "string";
+    return out;
+  }
+}
+
+/** `activitiesGet` → `ActivitiesGet`. */
+const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
