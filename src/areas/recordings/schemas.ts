@@ -27,7 +27,11 @@ export const Attachment = named(
   "Attachment",
   Closed(
     {
-      attachmentId: Type.Integer({ minimum: 0, maximum: MAX_INTEGER, description: "The attachment's numeric id." }),
+      attachmentId: Type.Integer({
+        minimum: 0,
+        maximum: MAX_INTEGER,
+        description: "The attachment's numeric id.",
+      }),
       url: Type.String({ minLength: 1, maxLength: 4096, description: "Where the file is served." }),
       mimeType: Type.Optional(Type.String({ maxLength: 256 })),
       name: Type.Optional(Text(undefined, 1024)),
