@@ -7,6 +7,7 @@ import { authenticate } from "../areas/workspaces/service.js";
 import { type Ctx, contextFor, type Services } from "../context.js";
 import { ApiError, invalidArgument } from "../errors.js";
 import { randomId } from "../lib/ids.js";
+import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { registerObservability } from "./observability.js";
 import type { Operation, Outcome } from "./operation.js";
@@ -93,6 +94,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     isReady: () => ready,
   });
   await registerOpenApi(app);
+  registerConsole(app);
 
   if (config.benchEcho) {
     app.post("/bench/echo", { schema: { hide: true } }, async (request, reply) =>

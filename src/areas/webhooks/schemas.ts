@@ -51,6 +51,9 @@ export const GetDeliveries = Closed({
   status: Type.Optional(Type.Enum([...DELIVERY_STATUSES])),
   event: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "e.g. `comment.add`." })),
   deliveryIds: Type.Optional(IdFilter("Fetch these deliveries (their `webhookId`).")),
+  includePayload: Type.Optional(
+    Type.Boolean({ description: "Add each delivery's `payload` (as sent, before encoding); default false." }),
+  ),
   pageSize: Type.Optional(PageSize),
   pageToken: Type.Optional(PageToken),
 });
@@ -81,6 +84,11 @@ export const DeliveryView = Type.Object({
   createdAt: Type.Integer(),
   updatedAt: Type.Integer(),
   attempts: Type.Array(Attempt),
+  payload: Type.Optional(
+    Type.Unknown({
+      description: "With includePayload: the JSON sent (without `webhookId`), before encodeData/encryptData.",
+    }),
+  ),
 });
 
 export const RetryResults = Type.Record(Type.String(), ItemResult, { description: "Keyed by delivery id." });
