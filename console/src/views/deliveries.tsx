@@ -122,7 +122,7 @@ export function Deliveries({ session, params }: { session: Session; params: URLS
       )}
 
       <div class="table-wrap">
-        <table>
+        <table class="cards-on-phone">
           <thead>
             <tr>
               <th scope="col">
@@ -173,7 +173,7 @@ function DeliveryRow({ session, delivery: d, selected, open, onSelect, onOpen, o
   return (
     <>
       <tr class={`delivery status-${d.status}`} data-id={d.webhookId}>
-        <td>
+        <td data-label="Select">
           <input
             type="checkbox"
             checked={selected}
@@ -181,27 +181,27 @@ function DeliveryRow({ session, delivery: d, selected, open, onSelect, onOpen, o
             aria-label={`Select delivery ${d.webhookId}`}
           />
         </td>
-        <td>
+        <td data-label="Status">
           <span class={`badge ${d.status}`}>{d.status}</span>
         </td>
-        <td>
+        <td data-label="Event">
           {d.event} <span class="muted">({d.kind})</span>
         </td>
-        <td class="url">
+        <td data-label="URL" class="url">
           <code>{d.url}</code>
         </td>
-        <td>{d.attemptCount}</td>
-        <td>
+        <td data-label="Attempts">{d.attemptCount}</td>
+        <td data-label="Last result">
           {d.lastHttpStatus !== null ? `HTTP ${d.lastHttpStatus}` : ""}
           {d.lastError ? <span class="muted"> {d.lastError}</span> : null}
         </td>
-        <td>
+        <td data-label="Created">
           <Time ms={d.createdAt} />
         </td>
-        <td>
+        <td data-label="Next attempt">
           <Time ms={d.nextAttemptAt} />
         </td>
-        <td class="actions">
+        <td data-label="Actions" class="actions">
           <button type="button" aria-expanded={open} onClick={onOpen}>
             Details
           </button>
@@ -227,14 +227,10 @@ function DeliveryDetails({ session, delivery: d }: { session: Session; delivery:
     includePayload: true,
   });
   const payload = withPayload.items[0]?.payload as
-    | {
-        organizationId?: unknown;
-        documentId?: unknown;
-        data?: { organizationId?: unknown; documentId?: unknown };
-      }
+    | { metadata?: { organizationId?: unknown; documentId?: unknown } }
     | undefined;
-  const documentId = asText(payload?.documentId ?? payload?.data?.documentId);
-  const organizationId = asText(payload?.organizationId ?? payload?.data?.organizationId);
+  const documentId = asText(payload?.metadata?.documentId);
+  const organizationId = asText(payload?.metadata?.organizationId);
   return (
     <div class="delivery-details">
       <p>
@@ -244,7 +240,7 @@ function DeliveryDetails({ session, delivery: d }: { session: Session; delivery:
       {d.attempts.length === 0 ? (
         <p class="empty">No attempt yet.</p>
       ) : (
-        <table class="attempts">
+        <table class="attempts cards-on-phone">
           <thead>
             <tr>
               <th scope="col">#</th>
@@ -257,13 +253,13 @@ function DeliveryDetails({ session, delivery: d }: { session: Session; delivery:
           <tbody>
             {d.attempts.map((a) => (
               <tr key={a.attempt}>
-                <td>{a.attempt}</td>
-                <td>
+                <td data-label="#">{a.attempt}</td>
+                <td data-label="Time">
                   <Time ms={a.startedAt} />
                 </td>
-                <td>{a.httpStatus ?? "—"}</td>
-                <td>{a.durationMs} ms</td>
-                <td>{a.error ?? ""}</td>
+                <td data-label="HTTP status">{a.httpStatus ?? "—"}</td>
+                <td data-label="Latency">{a.durationMs} ms</td>
+                <td data-label="Error">{a.error ?? ""}</td>
               </tr>
             ))}
           </tbody>
