@@ -35,7 +35,6 @@ forEachDialect(
 
     beforeAll(async () => {
       ({ page, problems } = await openPage(browser));
-      page.context().setDefaultTimeout(10_000);
       receiver = await Receiver.start();
     });
     afterAll(async () => {
@@ -413,8 +412,7 @@ forEachDialect(
     it("signs out with a clear message when its token is revoked", async () => {
       const { db } = s().services.database;
       const token = await issueToken(db, s().clock, s().creds.apiKey);
-      const context = await browser.newContext();
-      const other = await context.newPage();
+      const { page: other, problems: seen } = await openPage(browser);
       try {
         await signIn(other, s().url, { apiKey: s().creds.apiKey, authToken: token });
         await open(other, "#/deliveries");
@@ -425,8 +423,9 @@ forEachDialect(
         expect(await other.getByRole("status").textContent()).toContain("refused the API key or auth token");
         expect(await other.evaluate("sessionStorage.length")).toBe(0);
         await screenshot(other, s().dialect, "signed-out");
+        expect(seen).toEqual([]);
       } finally {
-        await context.close();
+        await other.context().close();
       }
     });
   },

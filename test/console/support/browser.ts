@@ -24,6 +24,8 @@ export async function launch(): Promise<Browser> {
 /** A page that fails the test on any uncaught error or CSP violation reported by the browser. */
 export async function openPage(browser: Browser): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  // Waits end as soon as their condition holds; the bound only matters on a loaded machine.
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
