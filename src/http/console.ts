@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { ApiError } from "../errors.js";
@@ -29,8 +30,8 @@ const TYPES: Record<string, string> = {
 
 /** Where the built console lives: `dist/console/`, seen from `dist/http/` or from `src/http/`. */
 const BUILD_DIRS = [
-  fileURLToPath(new URL("../console/", import.meta.url)),
-  fileURLToPath(new URL("../../dist/console/", import.meta.url)),
+  fileURLToPath(new URL("../console", import.meta.url)),
+  fileURLToPath(new URL("../../dist/console", import.meta.url)),
 ];
 
 interface Bundle {
@@ -44,12 +45,12 @@ interface Bundle {
  */
 async function loadBundle(dirs: readonly string[]): Promise<Bundle | null> {
   for (const dir of dirs) {
-    const index = await readFile(`${dir}index.html`, "utf8").catch(() => null);
+    const index = await readFile(join(dir, "index.html"), "utf8").catch(() => null);
     if (index === null) continue;
     const assets = new Map<string, Buffer>();
     for (const match of index.matchAll(/assets\/([A-Za-z0-9_.-]+)"/g)) {
       const name = match[1]!;
-      if (ASSET_NAME.test(name)) assets.set(name, await readFile(`${dir}assets/${name}`));
+      if (ASSET_NAME.test(name)) assets.set(name, await readFile(join(dir, "assets", name)));
     }
     return { index, assets };
   }
@@ -72,22 +73,23 @@ function secure(reply: FastifyReply): FastifyReply {
  */
 export function registerConsole(app: FastifyInstance, dirs: readonly string[] = BUILD_DIRS): void {
   let bundle: Promise<Bundle | null> | null = null;
-  const load = async (): Promise<Bundle> => {
+  const load = async (): Promise<Bundle | null> => {
     bundle ??= loadBundle(dirs);
     const loaded = await bundle;
-    if (loaded) return loaded;
-    bundle = null; // Built later (npm run build): try again on the next request.
-    throw new ApiError("UNAVAILABLE", "The console is not built; run npm run build.");
+    if (!loaded) bundle = null; // Built later (npm run build): look again on the next request.
+    return loaded;
   };
-  const notFound = (reply: FastifyReply, path: string) =>
-    reply
-      .code(404)
-      .type("application/json; charset=utf-8")
-      .send(errorBody(new ApiError("NOT_FOUND", `Route GET ${path} not found.`)));
+  const fail = (reply: FastifyReply, error: ApiError) =>
+    reply.code(error.httpStatus).type("application/json; charset=utf-8").send(errorBody(error));
+  const notBuilt = new ApiError("UNAVAILABLE", "The console is not built; run npm run build.");
 
   app.get("/console", { schema: { hide: true } }, async (_request, reply) => {
-    const { index } = await load();
-    return secure(reply).header("cache-control", "no-cache").type("text/html; charset=utf-8").send(index);
+    const loaded = await load();
+    if (!loaded) return fail(reply, notBuilt);
+    return secure(reply)
+      .header("cache-control", "no-cache")
+      .type("text/html; charset=utf-8")
+      .send(loaded.index);
   });
   app.get("/console/", { schema: { hide: true } }, async (_request, reply) => reply.redirect("/console"));
   app.get<{ Params: { name: string } }>(
@@ -95,8 +97,10 @@ export function registerConsole(app: FastifyInstance, dirs: readonly string[] = 
     { schema: { hide: true } },
     async (request, reply) => {
       const { name } = request.params;
-      const body = ASSET_NAME.test(name) ? (await load()).assets.get(name) : undefined;
-      if (!body) return notFound(reply, `/console/assets/${name}`);
+      const loaded = ASSET_NAME.test(name) ? await load() : null;
+      const body = loaded?.assets.get(name);
+      if (!body)
+        return fail(reply, new ApiError("NOT_FOUND", `Route GET /console/assets/${name} not found.`));
       const type = TYPES[name.slice(name.lastIndexOf(".") + 1)]!;
       return secure(reply).header("cache-control", IMMUTABLE).type(type).send(body);
     },

@@ -283,6 +283,9 @@ forEachDialect(
         },
       });
 
+      await open(page, "#/folders?organizationId=no-such-org");
+      await page.getByRole("alert").filter({ hasText: "Organization not found." }).first().waitFor();
+
       await open(page, "#/folders");
       await page.getByRole("link", { name: "org-3" }).click();
       const alpha = page.locator('li[data-folder="f-a"]');

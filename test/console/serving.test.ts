@@ -1,6 +1,10 @@
-import { beforeAll, expect, it } from "vitest";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Fastify from "fastify";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildConsole } from "../../console/build.js";
-import { CONSOLE_CSP } from "../../src/http/console.js";
+import { CONSOLE_CSP, registerConsole } from "../../src/http/console.js";
 import { forEachDialect } from "../support/server.js";
 
 beforeAll(async () => {
@@ -62,5 +66,28 @@ forEachDialect("console serving", (server) => {
     expect((await get("/console")).status).toBe(200);
     const res = await server().call("/v2/workspace/webhookconfig/get", {}, { creds: null });
     expect(res.status).toBe(400);
+  });
+});
+
+describe("console not built yet", () => {
+  it("answers 503 in the error shape until the build appears, then serves it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "collabd-console-"));
+    const app = Fastify();
+    registerConsole(app, [dir]);
+    try {
+      const before = await app.inject({ method: "GET", url: "/console" });
+      expect(before.statusCode).toBe(503);
+      expect(before.json()).toEqual({
+        error: { status: "UNAVAILABLE", message: "The console is not built; run npm run build." },
+      });
+      const { js } = await buildConsole(dir);
+      const after = await app.inject({ method: "GET", url: "/console" });
+      expect(after.statusCode).toBe(200);
+      expect(after.body).toContain(`/console/assets/${js}`);
+      expect((await app.inject({ method: "GET", url: `/console/assets/${js}` })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
