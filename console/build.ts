@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,8 +9,9 @@ export const DEFAULT_OUT = join(HERE, "..", "dist", "console");
 
 /**
  * Builds the console into `outDir`: `assets/<name>-<hash>.js|css` (content-hashed, so they
- * can be cached for a year) and `index.html`, written last and atomically, naming them.
- * Assets of earlier builds are removed afterwards.
+ * can be cached for a year) and `index.html`, naming them. Every file is written whole
+ * under a temporary name and renamed into place, the index last, so a server (or a
+ * concurrent build) never reads a partial file. Assets of earlier builds are removed.
  */
 export async function buildConsole(outDir: string = DEFAULT_OUT): Promise<{ js: string; css: string }> {
   const assetsDir = join(outDir, "assets");
@@ -24,22 +26,34 @@ export async function buildConsole(outDir: string = DEFAULT_OUT): Promise<{ js: 
     jsxImportSource: "preact",
     entryNames: "[name]-[hash]",
     outdir: assetsDir,
-    metafile: true,
+    write: false,
     legalComments: "none",
     logLevel: "warning",
   });
-  const outputs = Object.keys(result.metafile.outputs).map((path) => basename(path));
-  const js = outputs.find((name) => name.endsWith(".js"));
-  const css = outputs.find((name) => name.endsWith(".css"));
-  if (!js || !css) throw new Error(`console build made ${outputs.join(", ")}: expected one .js and one .css`);
-
-  const temp = join(outDir, `.index-${process.pid}.html`);
-  await writeFile(temp, page(js, css));
-  await rename(temp, join(outDir, "index.html"));
+  const outputs = result.outputFiles.map((file) => ({ name: basename(file.path), contents: file.contents }));
+  const js = outputs.find((file) => file.name.endsWith(".js"))?.name;
+  const css = outputs.find((file) => file.name.endsWith(".css"))?.name;
+  if (!js || !css || outputs.length !== 2) {
+    throw new Error(
+      `console build made ${outputs.map((f) => f.name).join(", ")}: expected one .js and one .css`,
+    );
+  }
+  // A hashed name that exists already holds these very bytes.
+  for (const file of outputs) {
+    if (!existsSync(join(assetsDir, file.name)))
+      await writeAtomically(outDir, join(assetsDir, file.name), file.contents);
+  }
+  await writeAtomically(outDir, join(outDir, "index.html"), page(js, css));
   for (const name of await readdir(assetsDir)) {
     if (name !== js && name !== css) await rm(join(assetsDir, name), { force: true });
   }
   return { js, css };
+}
+
+async function writeAtomically(tempDir: string, path: string, contents: string | Uint8Array): Promise<void> {
+  const temp = join(tempDir, `.${basename(path)}.${process.pid}.tmp`);
+  await writeFile(temp, contents);
+  await rename(temp, path);
 }
 
 /** The page: no inline script or style, so the CSP can forbid both. */
