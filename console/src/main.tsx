@@ -26,7 +26,9 @@ function App() {
     whenCredentialsRefused((reason) => {
       saveSession(null);
       setSession(null);
-      setNotice(`You were signed out: the service refused the API key or auth token (${reason}).`);
+      setNotice(
+        `You were signed out because the service refused the API key or auth token (revoked or changed?): ${reason}`,
+      );
     });
   }, []);
 
