@@ -254,6 +254,20 @@ forEachDialect(
       expect(await one.locator(".changes").textContent()).toBe("statusopen → done-7");
       expect(await one.locator(".message").textContent()).toBe("User 1 moved task-7");
 
+      const filters = page.getByRole("form", { name: "Activity filters" });
+      await filters.getByLabel("User id").fill("u-1");
+      await filters.getByLabel("Action types").fill("statusChanged, comment.add");
+      await filters.getByLabel("custom").check();
+      await filters.locator('select[name="order"]').selectOption("asc");
+      await filters.getByRole("button", { name: "Apply" }).click();
+      await page.getByText("250 activities shown; more exist.").waitFor();
+      expect(hashOf(page)).toBe(
+        "#/activities?organizationId=org-2&documentId=doc-big&userId=u-1&actionTypes=statusChanged%2C+comment.add&featureTypes=custom&order=asc&pageSize=250",
+      );
+      const byUser1 = await items.evaluateAll((els) => els.map((el) => el.getAttribute("data-id")));
+      expect(byUser1.slice(0, 3)).toEqual(["act-0001", "act-0004", "act-0007"]);
+      expect(await page.locator("li.activity .headline").first().textContent()).toContain("by User 1");
+
       await one.getByRole("link", { name: "Entity timeline" }).click();
       await page.getByText("100 activities shown.").waitFor();
       expect(hashOf(page)).toBe("#/activities?organizationId=org-2&targetEntityId=task-7");
