@@ -7,6 +7,7 @@ import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
+import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
@@ -106,6 +107,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
   await registerOpenApi(app, operations);
+  registerConsole(app);
 
   if (config.benchEcho) {
     app.post("/bench/echo", async (request, reply) =>

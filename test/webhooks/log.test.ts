@@ -75,6 +75,35 @@ forEachDialect(
       expect(one.map((d: { webhookId: string }) => d.webhookId)).toEqual([updates[0].webhookId]);
     });
 
+    it("adds each delivery's payload, as sent before encoding, only with includePayload", async () => {
+      const without = (await t.deliveries({ event: "comment.update" })).body.result.data;
+      for (const d of without) expect(d).not.toHaveProperty("payload");
+      const res = await t.deliveries({ event: "comment.update", includePayload: true });
+      expect(res.status).toBe(200);
+      const byKind = Object.fromEntries(
+        res.body.result.data.map((d: { kind: string; payload: unknown }) => [d.kind, d.payload]),
+      );
+      expect(byKind.raw).toMatchObject({
+        event: "comment.update",
+        metadata: { organizationId: "org-1", documentId: "doc-1" },
+        activity: { id: "a2", actionType: "comment.update" },
+      });
+      expect(byKind.raw).not.toHaveProperty("webhookId");
+      const sent = t.receiver.at("/raw").map((r) => JSON.parse(r.body));
+      const { webhookId: _id, ...asSent } = sent.find((p) => p.activity.id === "a2");
+      expect(byKind.raw).toEqual(asSent);
+      expect(byKind.processed).toMatchObject({
+        event: "comment.update",
+        displayMessage: "Ada commented on Plan",
+      });
+    });
+
+    it("rejects an includePayload that is not a boolean", async () => {
+      const res = await t.deliveries({ includePayload: "yes" });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details[0].field).toBe("data.includePayload");
+    });
+
     it("rejects a page token used with other filters", async () => {
       const first = await t.deliveries({ pageSize: 1 });
       const res = await t.deliveries({

@@ -4,6 +4,7 @@ import {
   documentedAs,
   IdFilter,
   ItemResults,
+  JSON_VALUE_REF,
   named,
   PageSize,
   PageToken,
@@ -104,6 +105,9 @@ export const GetDeliveries = Closed({
   status: Type.Optional(Type.Enum([...DELIVERY_STATUSES])),
   event: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "e.g. `comment.add`." })),
   deliveryIds: Type.Optional(IdFilter("Fetch these deliveries (their `webhookId`).")),
+  includePayload: Type.Optional(
+    Type.Boolean({ description: "Add each delivery's `payload` (as sent, before encoding); default false." }),
+  ),
   pageSize: Type.Optional(PageSize),
   pageToken: Type.Optional(PageToken),
 });
@@ -143,6 +147,16 @@ export const DeliveryView = named(
       createdAt: Type.Integer(),
       updatedAt: Type.Integer(),
       attempts: Type.Array(Attempt),
+      payload: Type.Optional(
+        documentedAs(
+          Type.Unknown(),
+          Type.Unsafe({
+            ...JSON_VALUE_REF,
+            description:
+              "With includePayload: the JSON sent (without `webhookId`), before encodeData/encryptData.",
+          }),
+        ),
+      ),
     },
     "One event's delivery to one URL.",
   ),

@@ -160,14 +160,19 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
           httpStatus: a.http_status,
           error: a.error,
         })),
+        input.includePayload === true,
       ),
     ),
     pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, now) : "",
   };
 }
 
-function toView(row: WebhookDeliveryRow, attempts: DeliveryViewType["attempts"]): DeliveryViewType {
-  return {
+function toView(
+  row: WebhookDeliveryRow,
+  attempts: DeliveryViewType["attempts"],
+  withPayload: boolean,
+): DeliveryViewType {
+  const view: DeliveryViewType = {
     webhookId: row.id,
     eventId: row.event_id,
     event: row.event,
@@ -183,6 +188,9 @@ function toView(row: WebhookDeliveryRow, attempts: DeliveryViewType["attempts"])
     updatedAt: Number(row.updated_at),
     attempts,
   };
+  // Opt-in: payloads can be large (entity snapshots), and most list reads only need the status.
+  if (withPayload) view.payload = JSON.parse(row.payload);
+  return view;
 }
 
 export interface ItemOutcome {
