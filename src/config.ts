@@ -20,6 +20,16 @@ export interface Config {
   readonly logLevel: string;
   /** Registers the bare `/bench/echo` route the benchmark compares against. */
   readonly benchEcho: boolean;
+  /** What one workspace may hold (src/quotas); 0 = unlimited. */
+  readonly quotas: Quotas;
+}
+
+/** Per-workspace quotas (README "Quotas"): 0 means unlimited. */
+export interface Quotas {
+  readonly records: number;
+  readonly bytes: number;
+  readonly folders: number;
+  readonly pendingDeliveries: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +69,18 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+    quotas: Object.freeze({
+      records: integer(env, "COLLABD_QUOTA_RECORDS", 10_000_000, 0, Number.MAX_SAFE_INTEGER),
+      bytes: integer(env, "COLLABD_QUOTA_BYTES", 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
+      folders: integer(env, "COLLABD_QUOTA_FOLDERS", 1_000_000, 0, Number.MAX_SAFE_INTEGER),
+      pendingDeliveries: integer(
+        env,
+        "COLLABD_QUOTA_PENDING_DELIVERIES",
+        100_000,
+        0,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    }),
   });
 }
 

@@ -195,6 +195,15 @@ export interface RecordingRow {
   record: string;
 }
 
+/** What a workspace holds, kept by triggers (migration 0007) and checked against the quotas (src/quotas). */
+export interface WorkspaceUsageRow {
+  workspace_id: string;
+  records: number;
+  bytes: number;
+  folders: number;
+  pending_deliveries: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -210,6 +219,7 @@ export interface Tables {
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
+  workspace_usage: WorkspaceUsageRow;
 }
 
 /** A column that the database fills in when omitted. */

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
@@ -91,6 +92,7 @@ export async function addActivities(
   await ctx.write(async (trx) => {
     await store.upsertActivities(trx, unique);
     await emitEvents(trx, ctx, unique.map(activityEvent));
+    await checkQuotas(trx, ctx);
   });
 }
 
@@ -121,6 +123,7 @@ export async function updateActivities(
       input.organizationId,
       [...records].map(([id, record]) => [id, JSON.stringify(record)] as const),
     );
+    await checkQuotas(trx, ctx);
   });
   return results;
 }

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
 import type { Tables } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { findOrganization, lockOrganization } from "../organizations/store.js";
 import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
@@ -111,6 +112,7 @@ export async function addFolders(
       trx,
       plan.created.map((node) => store.nodeToRow(ws, org, node)),
     );
+    await checkQuotas(trx, ctx);
     return plan.results;
   });
 }

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
@@ -85,6 +86,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
     await store.upsertRecordings(trx, rows);
     // Events caused by this write (recorder.done, DESIGN §6) are written here, in this transaction.
     await emitEvents(trx, ctx, rows.map(recordingEvent));
+    await checkQuotas(trx, ctx);
   });
 }
 

@@ -4,6 +4,7 @@ import * as foldersRecordings from "./0002_folders_recordings.js";
 import * as notificationsAccess from "./0003_notifications_access.js";
 import * as webhooks from "./0004_webhooks.js";
 import * as roomForUpdates from "./0005_room_for_updates.js";
+import * as quotas from "./0007_quotas.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   "0003_notifications_access": notificationsAccess,
   "0004_webhooks": webhooks,
   "0005_room_for_updates": roomForUpdates,
+  "0007_quotas": quotas,
 };

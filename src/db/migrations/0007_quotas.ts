@@ -1,0 +1,180 @@
+import { type Kysely, PostgresAdapter, sql } from "kysely";
+
+/**
+ * Per-workspace usage (src/quotas): one row per workspace holding its records, stored
+ * bytes, folders and pending webhook deliveries, kept exact by triggers on every table
+ * that counts, so each write path (deletes, subtree deletes, the worker, retention)
+ * accounts without code of its own. SQLite has only row triggers; PostgreSQL gets
+ * statement triggers over transition tables: one usage update per statement, however
+ * many rows it wrote. Existing rows are counted once here. Also the storage probe's table.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  await db.schema
+    .createTable("workspace_usage")
+    .addColumn("workspace_id", "text", (c) => c.primaryKey())
+    .addColumn("records", "bigint", (c) => c.notNull().defaultTo(0))
+    .addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0))
+    .addColumn("folders", "bigint", (c) => c.notNull().defaultTo(0))
+    .addColumn("pending_deliveries", "bigint", (c) => c.notNull().defaultTo(0))
+    .execute();
+  // Not tenant data: the scratch row of the storage probe (src/db/storage-faults.ts).
+  await db.schema
+    .createTable("storage_probe")
+    .addColumn("id", "text", (c) => c.primaryKey())
+    .addColumn("filler", "text", (c) => c.notNull())
+    .execute();
+  for (const statement of postgres ? postgresTriggers() : sqliteTriggers()) {
+    await sql.raw(statement).execute(db);
+  }
+  await sql.raw(backfill()).execute(db);
+}
+
+/** What one row of a table adds to each usage column (SQL over the row's columns). */
+interface Counted {
+  readonly table: string;
+  readonly records?: string;
+  readonly bytes?: string;
+  readonly folders?: string;
+  readonly pending?: string;
+  /** Columns whose update can change the row's share; none: updates never do. */
+  readonly updatedColumns?: readonly string[];
+}
+
+const PENDING = "case when status in ('pending', 'delivering') then 1 else 0 end";
+
+/** The tables that count, and what each row counts for (README "Quotas"). */
+const COUNTED: readonly Counted[] = [
+  { table: "activities", records: "1", bytes: "octet_length(record)", updatedColumns: ["record"] },
+  { table: "notifications", records: "1", bytes: "octet_length(record)", updatedColumns: ["record"] },
+  { table: "recordings", records: "1", bytes: "octet_length(record)", updatedColumns: ["record"] },
+  {
+    table: "documents",
+    records: "1",
+    bytes: "octet_length(coalesce(name, ''))",
+    updatedColumns: ["name"],
+  },
+  {
+    table: "organizations",
+    records: "1",
+    bytes: "octet_length(coalesce(organization_name, ''))",
+    updatedColumns: ["organization_name"],
+  },
+  { table: "access_grants", records: "1" },
+  { table: "folders", folders: "1", bytes: "octet_length(folder_name)", updatedColumns: ["folder_name"] },
+  { table: "webhook_deliveries", pending: PENDING, updatedColumns: ["status"] },
+];
+
+const USAGE_COLUMNS = ["records", "bytes", "folders", "pending"] as const;
+const STORED: Record<(typeof USAGE_COLUMNS)[number], string> = {
+  records: "records",
+  bytes: "bytes",
+  folders: "folders",
+  pending: "pending_deliveries",
+};
+
+/** `records = records + (delta)`, … for the columns a table counts, `delta` built per column. */
+function setList(counted: Counted, delta: (expression: string) => string): string {
+  return USAGE_COLUMNS.filter((c) => counted[c] !== undefined)
+    .map((c) => `${STORED[c]} = ${STORED[c]} + ${delta(counted[c]!)}`)
+    .join(", ");
+}
+
+/** Qualifies a row expression's column names with `new.` or `old.` (SQLite triggers). */
+function on(row: "new" | "old", expression: string): string {
+  return expression.replace(
+    /\b(record|name|organization_name|folder_name|status)\b/g,
+    (column) => `${row}.${column}`,
+  );
+}
+
+function sqliteTriggers(): string[] {
+  const out = [
+    `create trigger workspace_usage_open after insert on workspaces begin
+       insert into workspace_usage (workspace_id) values (new.id) on conflict do nothing;
+     end`,
+  ];
+  for (const counted of COUNTED) {
+    const { table } = counted;
+    const where = (row: "new" | "old") => `where workspace_id = ${row}.workspace_id`;
+    out.push(
+      `create trigger ${table}_usage_insert after insert on ${table} begin
+         update workspace_usage set ${setList(counted, (e) => `(${on("new", e)})`)} ${where("new")};
+       end`,
+      `create trigger ${table}_usage_delete after delete on ${table} begin
+         update workspace_usage set ${setList(counted, (e) => `-(${on("old", e)})`)} ${where("old")};
+       end`,
+    );
+    if (counted.updatedColumns) {
+      // `update of`: a statement that sets none of these columns (a folder move's paths) costs nothing here.
+      out.push(
+        `create trigger ${table}_usage_update after update of ${counted.updatedColumns.join(", ")} on ${table}
+         when ${USAGE_COLUMNS.filter((c) => counted[c] !== undefined)
+           .map((c) => `(${on("new", counted[c]!)}) <> (${on("old", counted[c]!)})`)
+           .join(" or ")}
+         begin
+           update workspace_usage set ${setList(counted, (e) => `(${on("new", e)}) - (${on("old", e)})`)} ${where("new")};
+         end`,
+      );
+    }
+  }
+  return out;
+}
+
+function postgresTriggers(): string[] {
+  const out = [
+    `create function workspace_usage_open() returns trigger language plpgsql as $$
+     begin
+       insert into workspace_usage (workspace_id) select id from new_rows on conflict do nothing;
+       return null;
+     end $$`,
+    `create trigger workspace_usage_open after insert on workspaces
+     referencing new table as new_rows for each statement execute function workspace_usage_open()`,
+  ];
+  for (const counted of COUNTED) {
+    const { table } = counted;
+    const columns = USAGE_COLUMNS.filter((c) => counted[c] !== undefined);
+    // Signed shares of the changed rows, summed per workspace: one update per workspace touched.
+    const shares = (rows: string, sign: string) =>
+      `select workspace_id, ${columns.map((c) => `${sign}(${counted[c]!})::bigint as ${c}`).join(", ")} from ${rows}`;
+    const apply = (source: string) =>
+      `update workspace_usage u set ${columns.map((c) => `${STORED[c]} = u.${STORED[c]} + d.${c}`).join(", ")}
+       from (select workspace_id, ${columns.map((c) => `sum(${c}) as ${c}`).join(", ")}
+             from (${source}) s group by workspace_id) d
+       where u.workspace_id = d.workspace_id and (${columns.map((c) => `d.${c} <> 0`).join(" or ")})`;
+    const events = [
+      ["insert", "new table as new_rows", apply(shares("new_rows", ""))],
+      ["delete", "old table as old_rows", apply(shares("old_rows", "-"))],
+    ];
+    if (counted.updatedColumns) {
+      events.push([
+        "update",
+        "old table as old_rows new table as new_rows",
+        apply(`${shares("new_rows", "")} union all ${shares("old_rows", "-")}`),
+      ]);
+    }
+    for (const [event, referencing, body] of events) {
+      const name = `${table}_usage_${event}`;
+      out.push(
+        `create function ${name}() returns trigger language plpgsql as $$
+         begin
+           ${body};
+           return null;
+         end $$`,
+        `create trigger ${name} after ${event} on ${table}
+         referencing ${referencing} for each statement execute function ${name}()`,
+      );
+    }
+  }
+  return out;
+}
+
+/** Counts what exists, for every workspace. */
+function backfill(): string {
+  const sumOf = (column: (typeof USAGE_COLUMNS)[number]) =>
+    COUNTED.filter((c) => c[column] !== undefined)
+      .map((c) => `coalesce((select sum(${c[column]!}) from ${c.table} t where t.workspace_id = w.id), 0)`)
+      .join(" + ");
+  return `insert into workspace_usage (workspace_id, records, bytes, folders, pending_deliveries)
+          select w.id, ${USAGE_COLUMNS.map(sumOf).join(", ")} from workspaces w`;
+}
