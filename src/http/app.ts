@@ -7,6 +7,7 @@ import { authenticate } from "../areas/workspaces/service.js";
 import { type Ctx, contextFor, type Services } from "../context.js";
 import { ApiError, invalidArgument } from "../errors.js";
 import { randomId } from "../lib/ids.js";
+import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { registerObservability } from "./observability.js";
 import type { Operation, Outcome } from "./operation.js";
@@ -88,10 +89,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.code(error.httpStatus).type(JSON_TYPE).send(errorBody(error));
   });
 
-  registerObservability(app, services.database, {
+  const registry = registerObservability(app, services.database, {
     defaultMetrics: options.defaultMetrics ?? false,
     isReady: () => ready,
   });
+  registerQuotaMetrics(app, registry, services);
   await registerOpenApi(app);
 
   if (config.benchEcho) {
