@@ -55,14 +55,54 @@ export class QuotaExceeded extends ApiError {
  * so deletes always go through, even above a quota an operator lowered.
  */
 export async function checkQuotas(trx: Kysely<Tables>, ctx: Ctx): Promise<void> {
-  const limits = ctx.config.quotas;
-  if (QUOTAS.every((q) => limits[q.limit] === 0)) return;
+  if (unlimited(ctx.config.quotas)) return;
   const usage = await trx
     .selectFrom("workspace_usage")
     .select(["records", "bytes", "folders", "pending_deliveries"])
     .where("workspace_id", "=", ctx.workspace.id)
     .executeTakeFirst();
-  if (!usage) return;
+  if (usage) refuseBeyond(ctx.config.quotas, usage);
+}
+
+/** Usage a verb accounts itself (activities: no triggers there), positive or negative. */
+export interface UsageDelta {
+  readonly records: number;
+  readonly bytes: number;
+}
+
+/**
+ * Adds `delta` to the workspace's usage and refuses the transaction if a quota is now
+ * exceeded: one statement per request, whatever the number of records. A null delta was
+ * counted by triggers already: then this is `checkQuotas`.
+ */
+export async function chargeUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDelta | null): Promise<void> {
+  if (delta === null || (delta.records === 0 && delta.bytes === 0)) return checkQuotas(trx, ctx);
+  const usage = await addUsage(trx, ctx, delta);
+  if (usage && !unlimited(ctx.config.quotas)) refuseBeyond(ctx.config.quotas, usage);
+}
+
+/** Takes `delta` (a delete's, negative) off the workspace's usage, refusing nothing. */
+export async function releaseUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDelta | null): Promise<void> {
+  if (delta !== null && (delta.records !== 0 || delta.bytes !== 0)) await addUsage(trx, ctx, delta);
+}
+
+function addUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDelta) {
+  return trx
+    .updateTable("workspace_usage")
+    .set((eb) => ({
+      records: eb("records", "+", delta.records),
+      bytes: eb("bytes", "+", delta.bytes),
+    }))
+    .where("workspace_id", "=", ctx.workspace.id)
+    .returning(["records", "bytes", "folders", "pending_deliveries"])
+    .executeTakeFirst();
+}
+
+function unlimited(limits: Quotas): boolean {
+  return QUOTAS.every((q) => limits[q.limit] === 0);
+}
+
+function refuseBeyond(limits: Quotas, usage: Omit<WorkspaceUsageRow, "workspace_id">): void {
   for (const quota of QUOTAS) {
     const limit = limits[quota.limit];
     if (limit > 0 && usage[quota.usage] > limit) throw new QuotaExceeded(quota.name, limit, quota.noun);

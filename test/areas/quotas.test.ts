@@ -187,6 +187,21 @@ forEachDialect(
       expect(after).toMatchObject({ records: 6, folders: 1, pending_deliveries: 0 });
       expect(after).toEqual(await recount(s, creds));
 
+      const activities = (list: unknown[]) => ({ organizationId: "org", documentId: "d1", activities: list });
+      await call(
+        "/v2/activities/add",
+        activities([activity("a1", { displayMessageTemplate: "é".repeat(50) })]),
+      );
+      await call(
+        "/v2/activities/add",
+        activities([activity("a2"), activity("a2", { displayMessageTemplate: "z" })]),
+      );
+      await call("/v2/activities/update", {
+        organizationId: "org",
+        activities: [{ id: "a2", displayMessageTemplate: "ü".repeat(90) }],
+      });
+      expect(await usage(s, creds)).toEqual(await recount(s, creds));
+      await call("/v2/activities/delete", { organizationId: "org", documentId: "d1" });
       await call("/v2/recordings/delete", { organizationId: "org", recordingIds: ["r1"] });
       await call("/v2/notifications/delete", { organizationId: "org", notificationIds: ["n1"] });
       await call("/v2/auth/permissions/remove", {
@@ -194,7 +209,7 @@ forEachDialect(
         permissions: { resources: [{ type: "document", id: "d1", organizationId: "org" }] },
       });
       expect(await usage(s, creds)).toEqual(await recount(s, creds));
-      expect((await usage(s, creds)).records).toBe(3);
+      expect((await usage(s, creds)).records).toBe(2);
     });
 
     it("stays exact under concurrent adds: exactly as many succeed as fit", async () => {

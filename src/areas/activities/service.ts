@@ -2,7 +2,8 @@ import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { listLimit, toTimeSortKey } from "../../lib/paging.js";
-import { checkQuotas } from "../../quotas/check.js";
+import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
+import { chargeUsage, releaseUsage } from "../../quotas/check.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
@@ -89,10 +90,12 @@ export async function addActivities(
   // An id given twice in one request: the later activity replaces the earlier, as across requests
   // (PostgreSQL's upsert refuses to touch one row twice in a statement).
   const unique = rows.length > 1 ? [...new Map(rows.map((row) => [row.id, row])).values()] : rows;
+  const givenIds = input.activities.flatMap((a) => (a.id === undefined ? [] : [a.id]));
   await ctx.write(async (trx) => {
+    const usage = await upsertDelta(trx, unique, givenIds);
     await store.upsertActivities(trx, unique);
     await emitEvents(trx, ctx, unique.map(activityEvent));
-    await checkQuotas(trx, ctx);
+    await chargeUsage(trx, ctx, usage);
   });
 }
 
@@ -105,6 +108,7 @@ export async function updateActivities(
   await ctx.write(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
     const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    const before = existing.map((row) => row.record);
     const records = new Map(
       existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]),
     );
@@ -117,13 +121,14 @@ export async function updateActivities(
       Object.assign(record, fields);
       results[id] = { success: true, message: "Activity updated." };
     }
-    await store.replaceRecords(
+    const after = [...records].map(([id, record]) => [id, JSON.stringify(record)] as const);
+    await store.replaceRecords(trx, ctx.workspace.id, input.organizationId, after);
+    const usage = rewriteDelta(
       trx,
-      ctx.workspace.id,
-      input.organizationId,
-      [...records].map(([id, record]) => [id, JSON.stringify(record)] as const),
+      before,
+      after.map(([, record]) => record),
     );
-    await checkQuotas(trx, ctx);
+    await chargeUsage(trx, ctx, usage);
   });
   return results;
 }
@@ -145,14 +150,17 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       [{ field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." }],
     );
   }
-  const deleted = await ctx.write((trx) =>
-    store.deleteActivities(trx, {
+  const deleted = await ctx.write(async (trx) => {
+    const gone = await store.deleteActivities(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
       ...pick(input, ["documentId", "targetEntityId"]),
       ...(input.activityIds ? { ids: input.activityIds } : {}),
-    }),
-  );
+    });
+    const sizes = gone.map((row) => row.bytes);
+    await releaseUsage(trx, ctx, deleteDelta(trx, sizes));
+    return gone.map((row) => row.id);
+  });
   if (!input.activityIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(
