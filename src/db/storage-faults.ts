@@ -49,7 +49,7 @@ export class StorageHealth {
   constructor(
     /** A small write that needs fresh space: succeeds only once the store can grow again. */
     private readonly probe: () => Promise<void>,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   get state(): StorageState {
