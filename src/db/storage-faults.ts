@@ -13,8 +13,8 @@ import type { Tables } from "./tables.js";
 /** SQLite codes of a store that cannot grow or be written: SQLITE_FULL, SQLITE_IOERR and its extended codes. */
 const SQLITE_FAULT = /^SQLITE_(FULL|IOERR)/;
 
-/** PostgreSQL class 53 (insufficient resources: 53100 disk_full, 53200 out of memory, …) and 58030 io_error. */
-const POSTGRES_FAULT = /^(53\d{3}|58030)$/;
+/** PostgreSQL 53100 disk_full and 58030 io_error (not the rest of class 53: too many connections is no storage fault). */
+const POSTGRES_FAULT = /^(53100|58030)$/;
 
 /** Whether `error` says the database cannot store data (as opposed to a bad statement or a lost connection). */
 export function isStorageFault(error: unknown): boolean {

@@ -195,9 +195,11 @@ export interface RecordingRow {
   record: string;
 }
 
-/** What a workspace holds, kept by triggers (migration 0007) and checked against the quotas (src/quotas). */
+/** What a workspace holds (the sum of its rows), kept by triggers (migration 0007) and checked against the quotas (src/quotas). */
 export interface WorkspaceUsageRow {
   workspace_id: string;
+  /** Always 0 on SQLite; on PostgreSQL one of several rows per workspace, picked by the connection. */
+  shard: number;
   records: number;
   bytes: number;
   folders: number;

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, PostgresAdapter, sql } from "kysely";
 import type { Quotas } from "../config.js";
 import type { Ctx } from "../context.js";
 import type { Tables, WorkspaceUsageRow } from "../db/tables.js";
@@ -53,15 +53,67 @@ export class QuotaExceeded extends ApiError {
  * triggers (migration 0007), so this is one indexed read however many records the request
  * wrote, and throwing rolls the whole request back. Only verbs that can grow usage call it,
  * so deletes always go through, even above a quota an operator lowered.
+ *
+ * On PostgreSQL usage is summed over the workspace's rows, which concurrent transactions
+ * update without waiting for each other; the sum sees what they committed, not what they
+ * have in flight. Far below every quota that cannot matter. Near one (within HEADROOM) the
+ * check takes the workspace's advisory lock, held to commit, and sums again: transactions
+ * near a quota then pass one at a time, each seeing the one before, so none can overshoot.
  */
 export async function checkQuotas(trx: Kysely<Tables>, ctx: Ctx): Promise<void> {
-  if (unlimited(ctx.config.quotas)) return;
-  const usage = await trx
+  const limits = ctx.config.quotas;
+  if (unlimited(limits)) return;
+  const usage = await sumUsage(trx, ctx.workspace.id);
+  if (trx.getExecutor().adapter instanceof PostgresAdapter && nearAQuota(limits, usage)) {
+    await sql`select pg_advisory_xact_lock(${LOCK_SPACE}, hashtext(${ctx.workspace.id}))`.execute(trx);
+    refuseBeyond(limits, await sumUsage(trx, ctx.workspace.id));
+    return;
+  }
+  refuseBeyond(limits, usage);
+}
+
+/** The first key of the advisory locks taken here (the second is the workspace's hash). */
+const LOCK_SPACE = 0x71_75_6f;
+
+/**
+ * How close to a quota the check serializes: a tenth of the quota, and at least this much.
+ * Overshooting would take more than that being written by one workspace's transactions in
+ * flight at the same moment (request bodies are at most a few MiB each).
+ */
+const HEADROOM: Usage = {
+  records: 100_000,
+  bytes: 256 * 1024 ** 2,
+  folders: 10_000,
+  pending_deliveries: 10_000,
+};
+
+type Usage = Omit<WorkspaceUsageRow, "workspace_id" | "shard">;
+
+function nearAQuota(limits: Quotas, usage: Usage): boolean {
+  return QUOTAS.some((q) => {
+    const limit = limits[q.limit];
+    return limit > 0 && limit - usage[q.usage] <= Math.max(limit / 10, HEADROOM[q.usage]);
+  });
+}
+
+async function sumUsage(trx: Kysely<Tables>, workspaceId: string): Promise<Usage> {
+  const row = await trx
     .selectFrom("workspace_usage")
-    .select(["records", "bytes", "folders", "pending_deliveries"])
-    .where("workspace_id", "=", ctx.workspace.id)
-    .executeTakeFirst();
-  if (usage) refuseBeyond(ctx.config.quotas, usage);
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>("records"), eb.lit(0)).as("records"),
+      eb.fn.coalesce(eb.fn.sum<number>("bytes"), eb.lit(0)).as("bytes"),
+      eb.fn.coalesce(eb.fn.sum<number>("folders"), eb.lit(0)).as("folders"),
+      eb.fn.coalesce(eb.fn.sum<number>("pending_deliveries"), eb.lit(0)).as("pending_deliveries"),
+    ])
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirstOrThrow();
+  // PostgreSQL sums bigints as numeric, which pg hands over as strings.
+  return {
+    records: Number(row.records),
+    bytes: Number(row.bytes),
+    folders: Number(row.folders),
+    pending_deliveries: Number(row.pending_deliveries),
+  };
 }
 
 /** Usage a verb accounts itself (activities: no triggers there), positive or negative. */
@@ -94,6 +146,7 @@ function addUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDelta) {
       bytes: eb("bytes", "+", delta.bytes),
     }))
     .where("workspace_id", "=", ctx.workspace.id)
+    .where("shard", "=", 0)
     .returning(["records", "bytes", "folders", "pending_deliveries"])
     .executeTakeFirst();
 }
@@ -102,7 +155,7 @@ function unlimited(limits: Quotas): boolean {
   return QUOTAS.every((q) => limits[q.limit] === 0);
 }
 
-function refuseBeyond(limits: Quotas, usage: Omit<WorkspaceUsageRow, "workspace_id">): void {
+function refuseBeyond(limits: Quotas, usage: Usage): void {
   for (const quota of QUOTAS) {
     const limit = limits[quota.limit];
     if (limit > 0 && usage[quota.usage] > limit) throw new QuotaExceeded(quota.name, limit, quota.noun);

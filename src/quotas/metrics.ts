@@ -6,7 +6,7 @@ import { QUOTAS, QuotaExceeded } from "./check.js";
 /**
  * Quota and storage metrics on `/metrics`. Labels are bounded: one series per quota,
  * never per workspace (an unbounded label would let tenants grow the scrape). Usage is the
- * highest of any workspace, read at scrape time: one pass over the small usage table.
+ * highest of any workspace, read at scrape time: one pass over the usage table (a few rows per workspace).
  */
 export function registerQuotaMetrics(app: FastifyInstance, registry: Registry, services: Services): void {
   const { database, config } = services;
@@ -36,8 +36,14 @@ export function registerQuotaMetrics(app: FastifyInstance, registry: Registry, s
     registers: [registry],
     async collect() {
       const row = await database.reader
-        .selectFrom("workspace_usage")
-        .select((eb) => QUOTAS.map((q) => eb.fn.max(q.usage).as(q.name)))
+        .selectFrom((eb) =>
+          eb
+            .selectFrom("workspace_usage")
+            .select((inner) => QUOTAS.map((q) => inner.fn.sum<number>(q.usage).as(q.name)))
+            .groupBy("workspace_id")
+            .as("per_workspace"),
+        )
+        .select((eb) => QUOTAS.map((q) => eb.fn.max(q.name).as(q.name)))
         .executeTakeFirst();
       for (const q of QUOTAS) this.set({ quota: q.name }, Number(row?.[q.name] ?? 0));
     },

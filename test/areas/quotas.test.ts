@@ -15,12 +15,20 @@ const QUOTAS = {
 const activity = (id: string, extra: Record<string, unknown> = {}) =>
   comment({ id, targetEntityId: "t", ...extra });
 
+/** The workspace's usage as kept by the service: the sum of its usage rows. */
 async function usage(s: TestServer, creds: Credentials) {
-  return s.services.database.db
+  const rows = await s.services.database.db
     .selectFrom("workspace_usage")
     .select(["records", "bytes", "folders", "pending_deliveries"])
     .where("workspace_id", "=", creds.apiKey)
-    .executeTakeFirstOrThrow();
+    .execute();
+  const sum = (key: keyof (typeof rows)[number]) => rows.reduce((total, row) => total + Number(row[key]), 0);
+  return {
+    records: sum("records"),
+    bytes: sum("bytes"),
+    folders: sum("folders"),
+    pending_deliveries: sum("pending_deliveries"),
+  };
 }
 
 function refusedBy(res: Response, quota: RegExp): void {
@@ -252,3 +260,32 @@ async function recount(s: TestServer, creds: Credentials) {
     pending_deliveries: Number(row.pending_deliveries),
   };
 }
+
+forEachDialect("quotas far below their limits", (server) => {
+  it("keeps usage exact while many connections write one workspace at once", async () => {
+    const s = server();
+    const creds = await s.newWorkspace();
+    const add = (i: number) =>
+      s.call(
+        "/v2/activities/add",
+        {
+          organizationId: "org",
+          documentId: `doc-${i % 3}`,
+          activities: Array.from({ length: 10 }, (_, j) =>
+            activity(`w${i}-${j}`, { displayMessageTemplate: "é".repeat(i) }),
+          ),
+        },
+        { creds },
+      );
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => add(i)));
+    expect(answers.map((r) => r.status)).toEqual(Array(24).fill(200));
+    const del = await s.call(
+      "/v2/activities/delete",
+      { organizationId: "org", documentId: "doc-0" },
+      { creds },
+    );
+    expect(del.body.result.data).toEqual({ deletedCount: 80 });
+    expect(await usage(s, creds)).toMatchObject({ records: 160 });
+    expect(await usage(s, creds)).toEqual(await recount(s, creds));
+  });
+});

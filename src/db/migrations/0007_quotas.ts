@@ -1,22 +1,27 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 
 /**
- * Per-workspace usage (src/quotas): one row per workspace holding its records, stored
- * bytes, folders and pending webhook deliveries, kept exact by triggers on every table
- * that counts, so each write path (deletes, subtree deletes, the worker, retention)
- * accounts without code of its own — but for activities on SQLite (see COUNTED). SQLite has only row triggers; PostgreSQL gets
- * statement triggers over transition tables: one usage update per statement, however
- * many rows it wrote. Existing rows are counted once here. Also the storage probe's table.
+ * Per-workspace usage (src/quotas): records, stored bytes, folders and pending webhook
+ * deliveries, kept exact by triggers on every table that counts, so each write path
+ * (deletes, subtree deletes, the worker, retention) accounts without code of its own —
+ * but for activities on SQLite (see COUNTED). SQLite has only row triggers and one row
+ * per workspace (shard 0). PostgreSQL gets statement triggers over transition tables (one
+ * usage write per statement, however many rows it wrote) into one of SHARDS rows per
+ * workspace picked by the connection, so concurrent writers of one workspace do not queue
+ * on one row lock until their commits; a workspace's usage is the sum of its rows.
+ * Existing rows are counted once here. Also the storage probe's table.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   await db.schema
     .createTable("workspace_usage")
-    .addColumn("workspace_id", "text", (c) => c.primaryKey())
+    .addColumn("workspace_id", "text", (c) => c.notNull())
+    .addColumn("shard", "integer", (c) => c.notNull().defaultTo(0))
     .addColumn("records", "bigint", (c) => c.notNull().defaultTo(0))
     .addColumn("bytes", "bigint", (c) => c.notNull().defaultTo(0))
     .addColumn("folders", "bigint", (c) => c.notNull().defaultTo(0))
     .addColumn("pending_deliveries", "bigint", (c) => c.notNull().defaultTo(0))
+    .addPrimaryKeyConstraint("workspace_usage_pk", ["workspace_id", "shard"])
     .execute();
   // Not tenant data: the scratch row of the storage probe (src/db/storage-faults.ts).
   await db.schema
@@ -46,6 +51,9 @@ interface Counted {
   /** On SQLite, accounted by its verbs in one statement per request, not by row triggers (src/quotas/activities.ts). */
   readonly sqliteByVerbs?: true;
 }
+
+/** Usage rows per workspace on PostgreSQL: connections of a pool mostly land on rows of their own. */
+const SHARDS = 16;
 
 const PENDING = "case when status in ('pending', 'delivering') then 1 else 0 end";
 
@@ -109,7 +117,7 @@ function sqliteTriggers(): string[] {
   ];
   for (const counted of COUNTED.filter((c) => !c.sqliteByVerbs)) {
     const { table } = counted;
-    const where = (row: "new" | "old") => `where workspace_id = ${row}.workspace_id`;
+    const where = (row: "new" | "old") => `where workspace_id = ${row}.workspace_id and shard = 0`;
     out.push(
       `create trigger ${table}_usage_insert after insert on ${table} begin
          update workspace_usage set ${setList(counted, (e) => `(${on("new", e)})`)} ${where("new")};
@@ -150,11 +158,14 @@ function postgresTriggers(): string[] {
     // Signed shares of the changed rows, summed per workspace: one update per workspace touched.
     const shares = (rows: string, sign: string) =>
       `select workspace_id, ${columns.map((c) => `${sign}(${counted[c]!})::bigint as ${c}`).join(", ")} from ${rows}`;
+    const stored = columns.map((c) => STORED[c]).join(", ");
     const apply = (source: string) =>
-      `update workspace_usage u set ${columns.map((c) => `${STORED[c]} = u.${STORED[c]} + d.${c}`).join(", ")}
-       from (select workspace_id, ${columns.map((c) => `sum(${c}) as ${c}`).join(", ")}
-             from (${source}) s group by workspace_id) d
-       where u.workspace_id = d.workspace_id and (${columns.map((c) => `d.${c} <> 0`).join(" or ")})`;
+      `insert into workspace_usage as u (workspace_id, shard, ${stored})
+       select workspace_id, pg_backend_pid() % ${SHARDS}, ${columns.map((c) => `sum(${c})`).join(", ")}
+       from (${source}) s group by workspace_id
+       having ${columns.map((c) => `sum(${c}) <> 0`).join(" or ")}
+       on conflict (workspace_id, shard) do update
+       set ${columns.map((c) => `${STORED[c]} = u.${STORED[c]} + excluded.${STORED[c]}`).join(", ")}`;
     const events = [
       ["insert", "new table as new_rows", apply(shares("new_rows", ""))],
       ["delete", "old table as old_rows", apply(shares("old_rows", "-"))],
