@@ -6,28 +6,25 @@ import { ApiError } from "../errors.js";
 
 /** The quotas by the name used in messages and in the `quota` label of the metrics. */
 export const QUOTAS = [
-  { name: "records", limit: "records", usage: "records", noun: "records", env: "COLLABD_QUOTA_RECORDS" },
+  { name: "records", limit: "records", usage: "records", noun: "records" },
   {
     name: "bytes",
     limit: "bytes",
     usage: "bytes",
     noun: "bytes of stored content",
-    env: "COLLABD_QUOTA_BYTES",
   },
-  { name: "folders", limit: "folders", usage: "folders", noun: "folders", env: "COLLABD_QUOTA_FOLDERS" },
+  { name: "folders", limit: "folders", usage: "folders", noun: "folders" },
   {
     name: "pending_deliveries",
     limit: "pendingDeliveries",
     usage: "pending_deliveries",
     noun: "pending webhook deliveries",
-    env: "COLLABD_QUOTA_PENDING_DELIVERIES",
   },
 ] as const satisfies readonly {
   name: string;
   limit: keyof Quotas;
   usage: keyof WorkspaceUsageRow;
   noun: string;
-  env: string;
 }[];
 
 export type QuotaName = (typeof QUOTAS)[number]["name"];
