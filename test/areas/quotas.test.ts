@@ -84,6 +84,51 @@ forEachDialect(
       expect(await a.ids()).toHaveLength(10);
     });
 
+    it("refuses every kind of record once the workspace is full, writing nothing", async () => {
+      const s = server();
+      const creds = await s.newWorkspace({ advancedQueries: true });
+      const call = (path: string, data: unknown) => s.call(path, data, { creds });
+      expect(
+        (await call("/v2/organizations/add", { organizations: [{ organizationId: "org" }] })).status,
+      ).toBe(200);
+      expect((await as(creds).add(Array.from({ length: 9 }, (_, i) => activity(`f${i}`)))).status).toBe(200);
+      const user = { userId: "u1", name: "U" };
+      const attempts: [string, unknown][] = [
+        ["/v2/organizations/add", { organizations: [{ organizationId: "org-2" }] }],
+        ["/v2/organizations/documents/add", { organizationId: "org", documents: [{ documentId: "d1" }] }],
+        [
+          "/v2/recordings/add",
+          {
+            organizationId: "org",
+            documentId: "doc",
+            recordings: [{ annotationId: "r1", recordingType: "screen", recordedTime: { duration: 1 } }],
+          },
+        ],
+        [
+          "/v2/notifications/add",
+          {
+            organizationId: "org",
+            actionUser: user,
+            displayHeadlineMessageTemplate: "{actionUser}",
+            displayHeadlineMessageTemplateData: { actionUser: user },
+            notifyUsers: [user],
+          },
+        ],
+        [
+          "/v2/auth/permissions/add",
+          {
+            userId: "u1",
+            permissions: { resources: [{ type: "organization", id: "org", organizationId: "org" }] },
+          },
+        ],
+      ];
+      const before = await usage(s, creds);
+      expect(before.records).toBe(10);
+      for (const [path, data] of attempts) refusedBy(await call(path, data), /at most 10 records/);
+      expect(await usage(s, creds)).toEqual(before);
+      expect(await usage(s, creds)).toEqual(await recount(s, creds));
+    });
+
     it("refuses folders beyond the folders quota and counts a subtree delete", async () => {
       const s = server();
       const creds = await s.newWorkspace({ advancedQueries: true });
