@@ -34,6 +34,8 @@ export interface Config {
   readonly maxPageBytes: number;
   /** Readers (`readByUserIds`) one notification may hold. */
   readonly maxNotificationReaders: number;
+  /** What one workspace may hold (src/quotas); 0 = unlimited. */
+  readonly quotas: Quotas;
   /** Connection hygiene (docs/decisions.md, "Transport abuse"): see the README's table. */
   readonly transport: TransportConfig;
 }
@@ -51,6 +53,14 @@ export interface TransportConfig {
   readonly maxConnectionsPerAddress: number;
   /** Failed authentications per minute per client address and per presented key; 0 is off. */
   readonly authFailuresPerMinute: number;
+}
+
+/** Per-workspace quotas (README "Quotas"): 0 means unlimited. */
+export interface Quotas {
+  readonly records: number;
+  readonly bytes: number;
+  readonly folders: number;
+  readonly pendingDeliveries: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +100,18 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+    quotas: Object.freeze({
+      records: integer(env, "COLLABD_QUOTA_RECORDS", 10_000_000, 0, Number.MAX_SAFE_INTEGER),
+      bytes: integer(env, "COLLABD_QUOTA_BYTES", 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
+      folders: integer(env, "COLLABD_QUOTA_FOLDERS", 1_000_000, 0, Number.MAX_SAFE_INTEGER),
+      pendingDeliveries: integer(
+        env,
+        "COLLABD_QUOTA_PENDING_DELIVERIES",
+        100_000,
+        0,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    }),
     // Webhook DNS and history retention (issue #15).
     webhookDnsTimeoutMs: integer(env, "COLLABD_WEBHOOK_DNS_TIMEOUT_MS", 5_000, 100, 60_000),
     webhookDnsPerWorkspace: integer(env, "COLLABD_WEBHOOK_DNS_PER_WORKSPACE", 4, 1, 64),

@@ -4,11 +4,12 @@ import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
 import { startCheckpointer } from "./checkpointer.js";
-import { GroupCommit, type Work } from "./group-commit.js";
+import { GroupCommit, sqliteTransaction, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
 import { statementName, withPreparedStatements } from "./prepared-pool.js";
 import { type DirectReads, LiteralLimitPlugin, registerDirectReads, toNumbered } from "./raw.js";
 import { statementCache, withStatementCache } from "./statement-cache.js";
+import { probeWork, StorageHealth } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
 import { WalSync } from "./wal-sync.js";
 
@@ -46,6 +47,8 @@ export interface Database {
   durable(): Promise<void>;
   /** Answers whether the database responds. */
   ping(): Promise<boolean>;
+  /** Whether writes fail for want of storage (full disk): every `write` reports to it. */
+  readonly storage: StorageHealth;
   close(): Promise<void>;
 }
 
@@ -90,12 +93,17 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   // Moves when another connection commits; this process's own writes use the writer, so they do not move it.
   const dataVersion = handle.prepare("pragma data_version").pluck();
   let versionThisTurn: number | undefined;
+  // The probe commits on its own, outside group commit: failing, it must not take a batch down with it.
+  const storage = new StorageHealth(() =>
+    db.connection().execute((conn) => sqliteTransaction(conn, probeWork)),
+  );
   return {
     db,
     reader,
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
-    write: (work) => groupCommit.run(work),
+    storage,
+    write: (work) => storage.watch(groupCommit.run(work)),
     durable: async () => {
       await walSync?.sync();
     },
@@ -178,13 +186,15 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
     log: kyselyLog(options),
   });
   registerDirectReads(db, observed(options, postgresReads(pool)));
+  const storage = new StorageHealth(() => db.transaction().execute(probeWork));
   return {
     db,
     reader: db,
     dialect: "postgres",
     dataDir: null,
+    storage,
     // Concurrent PostgreSQL transactions already share WAL flushes; each caller gets its own.
-    write: (work) => db.transaction().execute(work),
+    write: (work) => storage.watch(db.transaction().execute(work)),
     // A PostgreSQL commit is flushed before it becomes visible.
     durable: async () => {},
     externalVersion: () => null,

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { isStorageFault } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
 
 type Db = Kysely<Tables>;
@@ -81,7 +82,7 @@ export class GroupCommit {
   private commit(batch: readonly Job[]): Promise<Outcome[]> {
     const transaction = (trx: Db) => this.runJobs(trx, batch);
     return this.sync === null
-      ? this.db.transaction().execute(transaction)
+      ? this.db.connection().execute((conn) => sqliteTransaction(conn, transaction))
       : transactionWithoutCommitSync(this.db, transaction);
   }
 
@@ -93,6 +94,9 @@ export class GroupCommit {
         outcomes.push({ ok: true, value: await job.work(trx) });
         await sql`release job`.execute(trx);
       } catch (error) {
+        // SQLite may have ended the whole transaction itself (SQLITE_FULL, I/O errors): nothing
+        // of the batch can commit, so the batch fails with this cause rather than a savepoint error.
+        if (isStorageFault(error)) throw error;
         await sql`rollback to job`.execute(trx);
         await sql`release job`.execute(trx);
         outcomes.push({ ok: false, error });
@@ -114,9 +118,37 @@ export function transactionWithoutCommitSync<T>(db: Db, work: Work<T>): Promise<
     const previous = Number(rows[0]?.synchronous ?? 2);
     await sql`pragma synchronous = NORMAL`.execute(conn);
     try {
-      return await conn.transaction().execute(work);
+      return await sqliteTransaction(conn, work);
     } finally {
       await sql.raw(`pragma synchronous = ${previous}`).execute(conn);
     }
   });
+}
+
+/**
+ * BEGIN … COMMIT on one SQLite connection. Unlike Kysely's transaction, a failed ROLLBACK
+ * does not replace the error that caused it: on SQLITE_FULL and I/O errors SQLite has
+ * already rolled back by itself, and "cannot rollback - no transaction is active" used to
+ * be all the log said about a full disk.
+ */
+export async function sqliteTransaction<T>(conn: Db, work: Work<T>): Promise<T> {
+  await sql`begin`.execute(conn);
+  let result: T;
+  try {
+    result = await work(conn);
+    await sql`commit`.execute(conn);
+  } catch (error) {
+    try {
+      await sql`rollback`.execute(conn);
+    } catch (rollbackError) {
+      if (!/no transaction is active/.test(String((rollbackError as Error).message))) {
+        throw new AggregateError(
+          [error, rollbackError],
+          "A transaction failed and could not be rolled back.",
+        );
+      }
+    }
+    throw error;
+  }
+  return result;
 }

@@ -199,6 +199,17 @@ export interface RecordingRow {
   record: string;
 }
 
+/** What a workspace holds (the sum of its rows), kept by triggers (migration 0007) and checked against the quotas (src/quotas). */
+export interface WorkspaceUsageRow {
+  workspace_id: string;
+  /** Always 0 on SQLite; on PostgreSQL one of several rows per workspace, picked by the connection. */
+  shard: number;
+  records: number;
+  bytes: number;
+  folders: number;
+  pending_deliveries: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -214,6 +225,7 @@ export interface Tables {
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
+  workspace_usage: WorkspaceUsageRow;
 }
 
 /** A column that the database fills in when omitted. */

@@ -5,6 +5,7 @@ import { authenticate } from "../areas/workspaces/service.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
+import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { registerConsole } from "./console.js";
@@ -106,6 +107,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registers: [registry],
   });
   capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
+  registerQuotaMetrics(app, registry, services);
   await registerOpenApi(app, operations);
   registerConsole(app);
 

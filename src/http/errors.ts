@@ -1,4 +1,5 @@
 import type { FastifyError } from "fastify";
+import { isStorageFault } from "../db/storage-faults.js";
 import { ApiError, type ErrorDetail, invalidArgument } from "../errors.js";
 import { bodyTooLarge } from "./body.js";
 import { ID_PATTERN } from "./schemas.js";
@@ -115,7 +116,11 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { error: invalidArgument("Content-Type must be application/json."), internal: false };
   }
-  if ((typeof e.code === "string" && DATABASE_DOWN.has(e.code)) || CONNECTION_LOST.test(e.message ?? "")) {
+  if (
+    (typeof e.code === "string" && DATABASE_DOWN.has(e.code)) ||
+    CONNECTION_LOST.test(e.message ?? "") ||
+    isStorageFault(error)
+  ) {
     return { error: new ApiError("UNAVAILABLE", "The service is temporarily unavailable."), internal: true };
   }
   if (typeof e.code === "string" && UNSTORABLE.has(e.code)) {

@@ -74,7 +74,14 @@ export function registerObservability(
 
   app.get("/healthz", async (_request, reply) => {
     const ok = options.isReady() && (await pingWithin(database, HEALTH_TIMEOUT_MS));
-    return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
+    if (!ok) return reply.code(503).send({ status: "unavailable" });
+    // Writes failing for want of storage: still 200, as reads are served (docs/decisions.md "Storage faults").
+    const storage = await database.storage.check();
+    return reply.send(
+      storage.writable
+        ? { status: "ok" }
+        : { status: "degraded", writes: "failing", cause: storage.code, since: storage.since },
+    );
   });
 
   app.get("/metrics", async (_request, reply) => {

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "../../src/db/group-commit.js";
 import { migratedScratch } from "../support/scratch.js";
@@ -83,6 +84,26 @@ describe("group commit [sqlite]", () => {
     await expect(
       group.run((trx) => trx.insertInto("auth_tokens").values(token(1)).execute()),
     ).rejects.toThrow("disk gone");
+  });
+
+  it("fails the whole batch with SQLITE_FULL when the file cannot grow, not with a rollback error, and keeps serving", async () => {
+    const { db } = await open();
+    const group = new GroupCommit(db);
+    // SQLite ends the transaction itself on SQLITE_FULL: the savepoint and the ROLLBACK are gone with it.
+    await sql`pragma max_page_count = 1`.execute(db);
+    const big = { ...token(2), token_hash: "x".repeat(200_000) };
+    const results = await Promise.allSettled(
+      [token(1), big, token(3)].map((row) =>
+        group.run((trx) => trx.insertInto("auth_tokens").values(row).execute()),
+      ),
+    );
+    expect(
+      results.map((r) => (r.status === "rejected" ? (r.reason as { code?: string }).code : "ok")),
+    ).toEqual(["SQLITE_FULL", "SQLITE_FULL", "SQLITE_FULL"]);
+    await sql`pragma max_page_count = 4294967294`.execute(db);
+    await group.run((trx) => trx.insertInto("auth_tokens").values(token(4)).execute());
+    const stored = await db.selectFrom("auth_tokens").select("created_at").execute();
+    expect(stored.map((r) => r.created_at)).toEqual([4]);
   });
 });
 

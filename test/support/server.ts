@@ -4,7 +4,7 @@ import { bootstrap, createWorkspace, type NewWorkspace } from "../../src/areas/w
 import { loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/context.js";
 import type { Dialect } from "../../src/db/database.js";
-import { buildApp } from "../../src/http/app.js";
+import { type AppOptions, buildApp } from "../../src/http/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { openServices } from "../../src/services.js";
 import type { HostResolver } from "../../src/webhooks/resolver.js";
@@ -59,6 +59,8 @@ export interface ServerOptions {
   readonly webhooks?: WorkerOptions;
   /** Resolves webhook host names instead of DNS (a name that hangs, a name for 127.0.0.1). */
   readonly webhookResolver?: HostResolver;
+  /** Passed to buildApp (a logger instance to read what the server logs). */
+  readonly app?: AppOptions;
 }
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
@@ -76,7 +78,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     await scratch.drop();
     throw error;
   });
-  const app = await buildApp(services);
+  const app = await buildApp(services, options.app);
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;

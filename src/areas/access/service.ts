@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
 import type { AccessGrantRow, Tables } from "../../db/tables.js";
 import { ApiError, invalidArgument } from "../../errors.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { existingDocumentIds } from "../documents/store.js";
 import { findFolders } from "../folders/store.js";
 import { requireOrganization } from "../organizations/service.js";
@@ -46,6 +47,7 @@ export async function addPermissions(ctx: Ctx, input: AddPermissionsInput): Prom
   await ctx.write(async (trx) => {
     await requireResources(trx, ctx.workspace.id, resources);
     await store.upsertGrants(trx, rows);
+    await checkQuotas(trx, ctx);
   });
 }
 

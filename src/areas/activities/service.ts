@@ -3,6 +3,8 @@ import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { toTimeSortKey } from "../../lib/paging.js";
+import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
+import { chargeUsage, releaseUsage } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
@@ -91,9 +93,12 @@ export async function addActivities(
   // An id given twice in one request: the later activity replaces the earlier, as across requests
   // (PostgreSQL's upsert refuses to touch one row twice in a statement).
   const unique = rows.length > 1 ? [...new Map(rows.map((row) => [row.id, row])).values()] : rows;
+  const givenIds = input.activities.flatMap((a) => (a.id === undefined ? [] : [a.id]));
   await ctx.write(async (trx) => {
+    const usage = await upsertDelta(trx, unique, givenIds);
     await store.upsertActivities(trx, unique);
     await emitEvents(trx, ctx, unique.map(activityEvent));
+    await chargeUsage(trx, ctx, usage);
   });
 }
 
@@ -106,6 +111,7 @@ export async function updateActivities(
   await ctx.write(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
     const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    const before = existing.map((row) => row.record);
     const records = new Map(
       existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]),
     );
@@ -122,6 +128,12 @@ export async function updateActivities(
     // A merge that makes a record too large refuses the request: nothing is written.
     for (const [id, text] of texts) checkRecordSize(ctx.config, text, () => fieldOf(input.activities, id));
     await store.replaceRecords(trx, ctx.workspace.id, input.organizationId, texts);
+    const usage = rewriteDelta(
+      trx,
+      before,
+      texts.map(([, record]) => record),
+    );
+    await chargeUsage(trx, ctx, usage);
   });
   return results;
 }
@@ -144,12 +156,21 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
     );
   }
   const deleted = await ctx.write(async (trx) => {
-    const ids = await store.deleteActivities(trx, {
+    const gone = await store.deleteActivities(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
       ...pick(input, ["documentId", "targetEntityId"]),
       ...(input.activityIds ? { ids: input.activityIds } : {}),
     });
+    const ids = gone.map((row) => row.id);
+    await releaseUsage(
+      trx,
+      ctx,
+      deleteDelta(
+        trx,
+        gone.map((row) => row.bytes),
+      ),
+    );
     // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
     await eraseRecordDeliveries(trx, {
       workspaceId: ctx.workspace.id,

@@ -152,11 +152,11 @@ export async function replaceRecords(
 
 const REPLACE_CHUNK = 500;
 
-/** Deletes matching records; returns the ids that were deleted. */
+/** Deletes matching records; returns the ids that were deleted and their stored sizes (quotas). */
 export async function deleteActivities(
   db: Db,
   filter: Omit<ActivityFilter, "userId" | "featureTypes" | "actionTypes">,
-): Promise<string[]> {
+): Promise<{ id: string; bytes: number }[]> {
   let query = db
     .deleteFrom("activities")
     .where("workspace_id", "=", filter.workspaceId)
@@ -165,6 +165,5 @@ export async function deleteActivities(
   if (filter.targetEntityId !== undefined)
     query = query.where("target_entity_id", "=", filter.targetEntityId);
   if (filter.ids) query = query.where("id", "in", [...filter.ids]);
-  const rows = await query.returning("id").execute();
-  return rows.map((r) => r.id);
+  return query.returning((eb) => ["id", eb.fn<number>("octet_length", ["record"]).as("bytes")]).execute();
 }

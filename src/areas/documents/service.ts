@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { DocumentRow } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { listLimit } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { ROOT } from "../folders/paths.js";
 import { findFolder } from "../folders/store.js";
 import { ensureOrganization, requireOrganization } from "../organizations/service.js";
@@ -85,6 +86,7 @@ export async function addDocuments(
       results[doc.documentId] = { success: true, id: doc.documentId, message: DOCUMENT_MESSAGES.added };
     }
     await store.insertDocuments(trx, rows);
+    await checkQuotas(trx, ctx);
     return results;
   });
 }

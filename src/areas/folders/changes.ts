@@ -1,5 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { notFound } from "../../errors.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { deleteGrantsOn } from "../access/store.js";
 import { ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { lockOrganization } from "../organizations/store.js";
@@ -66,6 +67,7 @@ export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<
       ...(moving ? { parentFolderId } : {}),
       now,
     });
+    await checkQuotas(trx, ctx);
     return toFolder(await requireFolder(trx, ws, org, folder.folderId), { apiKey: ws, organizationId: org });
   });
 }

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
 import type { Tables } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
 import { findOrganization, lockOrganization } from "../organizations/store.js";
 import { checkNestedSize, flatPage, MAX_NESTED_FOLDERS, nestBounded, toNodes } from "./listing.js";
@@ -134,6 +135,7 @@ export async function addFolders(
     const existing = await store.findFolders(trx, ws, org, [...named]);
     const plan = planFolderAdds(input.folders, existing, (index) => firstKey + index, now);
     await store.insertFolders(trx, ws, org, plan.created);
+    await checkQuotas(trx, ctx);
     return plan.results;
   });
 }

@@ -3,6 +3,7 @@ import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { toTimeSortKey } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
@@ -64,7 +65,10 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
       in_for_you: 1,
     }),
   );
-  await ctx.write((trx) => store.replaceNotification(trx, row, recipientRows));
+  await ctx.write(async (trx) => {
+    await store.replaceNotification(trx, row, recipientRows);
+    await checkQuotas(trx, ctx);
+  });
   return id;
 }
 

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { NotificationRow } from "../../db/tables.js";
 import { type ErrorDetail, invalidArgument } from "../../errors.js";
 import { fitsRecord } from "../../lib/bounds.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { type NotificationRecord, parseRecord } from "./record.js";
 import type { NotificationPatchInput, UpdateNotificationsInput } from "./schemas.js";
@@ -111,6 +112,7 @@ export async function updateNotifications(
         mark.persist,
       );
     }
+    await checkQuotas(trx, ctx);
     return results;
   });
 }

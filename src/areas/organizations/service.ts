@@ -3,6 +3,7 @@ import type { Ctx } from "../../context.js";
 import type { Tables } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { listLimit } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import type { AddOrganizationsInput, GetOrganizationsInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -58,9 +59,16 @@ export async function addOrganizations(
     }
     seen.set(o.organizationId, index);
   });
-  const inserted = await ctx.write((trx) =>
-    store.insertOrganizations(trx, ctx.workspace.id, input.organizations, ctx.clock.now()),
-  );
+  const inserted = await ctx.write(async (trx) => {
+    const inserted = await store.insertOrganizations(
+      trx,
+      ctx.workspace.id,
+      input.organizations,
+      ctx.clock.now(),
+    );
+    await checkQuotas(trx, ctx);
+    return inserted;
+  });
   return Object.fromEntries(
     input.organizations.map(({ organizationId: id }) => [
       id,

@@ -3,6 +3,7 @@ import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { toTimeSortKey } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
@@ -89,6 +90,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
     await store.upsertRecordings(trx, rows);
     // Events caused by this write (recorder.done, DESIGN §6) are written here, in this transaction.
     await emitEvents(trx, ctx, rows.map(recordingEvent));
+    await checkQuotas(trx, ctx);
   });
 }
 

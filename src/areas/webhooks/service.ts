@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { WebhookDeliveryRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { isPostgresExecutor } from "../../webhooks/dialect.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
@@ -206,6 +207,7 @@ export async function retryDeliveries(
   const unique = [...new Set(ids)];
   const { requeued, statuses } = await ctx.db.transaction().execute(async (trx) => {
     const requeued = new Set(await store.requeue(trx, ctx.workspace.id, unique, ctx.clock.now()));
+    await checkQuotas(trx, ctx);
     const statuses = await store.deliveryStatuses(trx, ctx.workspace.id, unique);
     if (requeued.size > 0) await notifyOutbox(trx);
     return { requeued, statuses };

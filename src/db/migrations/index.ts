@@ -5,6 +5,7 @@ import * as notificationsAccess from "./0003_notifications_access.js";
 import * as webhooks from "./0004_webhooks.js";
 import * as roomForUpdates from "./0005_room_for_updates.js";
 import * as webhookRetention from "./0006_webhook_retention.js";
+import * as quotas from "./0007_quotas.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   "0004_webhooks": webhooks,
   "0005_room_for_updates": roomForUpdates,
   "0006_webhook_retention": webhookRetention,
+  "0007_quotas": quotas,
 };
