@@ -171,7 +171,11 @@ forEachDialect(
         const record = JSON.stringify({
           id,
           featureType: "custom",
+          actionType: "custom.add",
+          actionUser: { userId: "u" },
+          targetEntityId: "t",
           entityData: "x".repeat(big),
+          metadata: { apiKey: s.creds.apiKey, documentId: "d", organizationId: org },
           timestamp: 1000 + i,
         });
         return {
@@ -179,7 +183,7 @@ forEachDialect(
           organization_id: org,
           id,
           document_id: "d",
-          target_entity_id: null,
+          target_entity_id: "t",
           feature_type: "custom",
           action_type: "custom.add",
           user_id: "u",
