@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { bootstrap, createWorkspace, type NewWorkspace } from "../../src/areas/workspaces/service.js";
 import { loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/context.js";
-import type { Dialect } from "../../src/db/database.js";
+import type { Dialect, OpenOptions } from "../../src/db/database.js";
 import { buildApp } from "../../src/http/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { openServices } from "../../src/services.js";
@@ -55,6 +55,8 @@ export interface ServerOptions {
   readonly reuse?: { readonly databaseUrl: string; readonly creds?: Credentials };
   /** Builds a webhook worker with these options (sender, jitter, limits). */
   readonly webhooks?: WorkerOptions;
+  /** How the database is opened (an injected WAL fdatasync, cache bounds). */
+  readonly database?: OpenOptions;
 }
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
@@ -67,7 +69,10 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     ...options.env,
   });
   const clock = new ManualClock();
-  const services = await openServices(config, { clock }).catch(async (error: unknown) => {
+  const services = await openServices(config, {
+    clock,
+    ...(options.database ? { database: options.database } : {}),
+  }).catch(async (error: unknown) => {
     await scratch.drop();
     throw error;
   });

@@ -46,7 +46,7 @@ export async function addPermissions(ctx: Ctx, input: AddPermissionsInput): Prom
   await ctx.write(async (trx) => {
     await requireResources(trx, ctx.workspace.id, resources);
     await store.upsertGrants(trx, rows);
-  });
+  }, rows.length);
 }
 
 /** Removes a user's grants on the given resources; returns how many there were. */

@@ -91,7 +91,7 @@ export async function addActivities(
   await ctx.write(async (trx) => {
     await store.upsertActivities(trx, unique);
     await emitEvents(trx, ctx, unique.map(activityEvent));
-  });
+  }, unique.length);
 }
 
 /** Merges the given fields into existing records (SPEC §4.3); unknown ids fail alone. */
@@ -121,7 +121,7 @@ export async function updateActivities(
       input.organizationId,
       [...records].map(([id, record]) => [id, JSON.stringify(record)] as const),
     );
-  });
+  }, input.activities.length);
   return results;
 }
 

@@ -112,7 +112,7 @@ export async function addFolders(
       plan.created.map((node) => store.nodeToRow(ws, org, node)),
     );
     return plan.results;
-  });
+  }, input.folders.length);
 }
 
 /** Bad input of a folder add, refused whole (DESIGN §2): reserved or repeated ids, self-parenting. */

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { FolderRow, Tables } from "../../db/tables.js";
 import { type AccessType, subtreeRange } from "./paths.js";
 
@@ -147,13 +148,8 @@ export async function listLevels(
 
 /** Inserts new folders; the caller holds the organization lock and allocated their path keys. */
 export async function insertFolders(db: Db, rows: readonly FolderRow[]): Promise<void> {
-  // 12 parameters a row: 400 rows stay far below either dialect's parameter limit.
-  for (let i = 0; i < rows.length; i += 400) {
-    await db
-      .insertInto("folders")
-      .values(rows.slice(i, i + 400))
-      .execute();
-  }
+  // Few distinct texts (db/batches.ts); 12 parameters a row stay far below either dialect's limit.
+  for (const part of fixedBatches(rows)) await db.insertInto("folders").values(part).execute();
 }
 
 /** The deepest stored depth in a folder's subtree (the folder's own when it has none). */

@@ -61,7 +61,7 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
       in_for_you: 1,
     }),
   );
-  await ctx.write((trx) => store.replaceNotification(trx, row, recipientRows));
+  await ctx.write((trx) => store.replaceNotification(trx, row, recipientRows), 1 + recipientRows.length);
   return id;
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
 import type { TimeSortKey } from "../../lib/paging.js";
 
@@ -26,12 +27,11 @@ export interface Page {
   readonly next: SortKey | null;
 }
 
-/** Rows are written in chunks so that no statement exceeds either dialect's parameter limit. */
-const CHUNK = 500;
-
-function* chunks<T>(items: readonly T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
-}
+/**
+ * Rows and id lists go in pieces of a few fixed sizes (db/batches.ts): few distinct texts,
+ * and no statement near either dialect's parameter limit.
+ */
+const chunks = fixedBatches;
 
 /** Inserts a notification with its recipients, replacing any notification with that id whole. */
 export async function replaceNotification(

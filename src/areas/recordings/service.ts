@@ -85,7 +85,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
     await store.upsertRecordings(trx, rows);
     // Events caused by this write (recorder.done, DESIGN §6) are written here, in this transaction.
     await emitEvents(trx, ctx, rows.map(recordingEvent));
-  });
+  }, input.recordings.length);
 }
 
 export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;
