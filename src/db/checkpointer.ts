@@ -41,7 +41,9 @@ export function startCheckpointer(
     if (message.type === "checkpointed") monitor?.current.checkpoint?.("ok");
     else if (message.type === "failed") monitor?.current.checkpoint?.("failed", message.error);
   });
-  worker.on("error", (error) => monitor?.current.checkpoint?.("failed", String(error)));
+  worker.on("error", (error) =>
+    monitor?.current.checkpoint?.("failed", error instanceof Error ? error.message : JSON.stringify(error)),
+  );
   return {
     checkpointNow: () =>
       new Promise<CheckpointResult>((resolve, reject) => {
@@ -67,10 +69,17 @@ export function startCheckpointer(
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-db.pragma("cache_size = -2048");
+let db = null;
+// Opened on first use, so that a file that cannot be opened is a failed checkpoint, reported.
+const connection = () => {
+  if (db === null) {
+    db = new Database(workerData.file);
+    db.pragma("cache_size = -2048");
+  }
+  return db;
+};
 const checkpoint = () => {
-  const [row] = db.pragma("wal_checkpoint(PASSIVE)");
+  const [row] = connection().pragma("wal_checkpoint(PASSIVE)");
   return { log: row.log, checkpointed: row.checkpointed };
 };
 const timer = setInterval(() => {
@@ -87,7 +96,7 @@ parentPort.on("message", (message) => {
     catch (error) { message.reply.postMessage({ error: String(error) }); }
   } else if (message.type === "stop") {
     clearInterval(timer);
-    db.close();
+    db?.close();
     parentPort.close();
   }
 });

@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { startCheckpointer } from "../../src/db/checkpointer.js";
 import { migrate, openDatabase } from "../../src/db/database.js";
+import { monitorSlot } from "../../src/db/monitor.js";
 import { WalSync } from "../../src/db/wal-sync.js";
 import { scratchDatabase } from "../support/databases.js";
 import { migratedScratch } from "../support/scratch.js";
@@ -150,6 +151,30 @@ describe("SQLite file connections [sqlite]", () => {
       await checkpointer.stop();
     }
     expect(statSync(file).size).toBeGreaterThan(0);
+  });
+
+  it("reports each timed checkpoint, and a failing one with its error", async () => {
+    const { file } = await open();
+    const dir = await mkdtemp(join(tmpdir(), "collabd-checkpoint-"));
+    const broken = join(dir, "not-a-database.sqlite");
+    await writeFile(broken, "this file is not a SQLite database ".repeat(200));
+    for (const [path, outcome] of [
+      [file, "ok"],
+      [broken, "failed"],
+    ] as const) {
+      const slot = monitorSlot();
+      const reported = new Promise<{ outcome: string; error?: string }>((resolve) => {
+        slot.current = { checkpoint: (outcome, error) => resolve({ outcome, ...(error ? { error } : {}) }) };
+      });
+      const checkpointer = startCheckpointer(path, { intervalMs: 5, monitor: slot });
+      try {
+        const report = await reported;
+        expect(report.outcome).toBe(outcome);
+        if (outcome === "failed") expect(report.error).toMatch(/not a database/i);
+      } finally {
+        await checkpointer.stop();
+      }
+    }
   });
 });
 
