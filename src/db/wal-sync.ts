@@ -32,6 +32,7 @@ export class WalSync {
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   private failure: Error | null = null;
+  private closed = false;
   private readonly fdatasync: Fdatasync;
 
   constructor(
@@ -44,6 +45,8 @@ export class WalSync {
   /** Resolves once everything written to the WAL before this call is on disk. */
   sync(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
+    // Not a disk failure: whatever still asks after close (a late webhook worker) is told so.
+    if (this.closed) return Promise.reject(new Error("The database is closed."));
     if (this.running === null) {
       this.running = this.start();
       return this.running;
@@ -62,6 +65,7 @@ export class WalSync {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.allSettled([this.running, this.queued]);
     const file = this.file;
     this.file = null;

@@ -82,6 +82,8 @@ describe("WAL sync", () => {
       await wal.sync();
       await wal.close();
       expect(synced).toEqual([statSync(`${file}-wal`).size]);
+      // After close a sync is refused, and is not a disk failure.
+      await expect(wal.sync()).rejects.toThrow("The database is closed.");
       const fatal: Error[] = [];
       const missing = new WalSync(`${file}-missing-wal`, { onFatal: (error) => fatal.push(error) });
       await expect(missing.sync()).rejects.toThrow(/ENOENT/);
