@@ -96,7 +96,7 @@ export async function startBenchServer(databaseUrl: string, cpuProfDir?: string)
 }
 
 /** A port nobody listens on right now, chosen by the kernel. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   probe.listen(0, "127.0.0.1");
   await once(probe, "listening");

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { MessageChannel, Worker } from "node:worker_threads";
+import type { MonitorSlot } from "./monitor.js";
 
 /** How much of the WAL a checkpoint copied back into the database file. */
 export interface CheckpointResult {
@@ -22,7 +23,11 @@ export interface Checkpointer {
  * loop, every request stalled meanwhile. PASSIVE mode never blocks the writer or readers.
  * The writer keeps its auto-checkpoint as a backstop; it finds nothing to do while this runs.
  */
-export function startCheckpointer(file: string, intervalMs = 100): Checkpointer {
+export function startCheckpointer(
+  file: string,
+  options: { readonly intervalMs?: number; readonly monitor?: MonitorSlot } = {},
+): Checkpointer {
+  const { intervalMs = 100, monitor } = options;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { file, intervalMs, driver: createRequire(import.meta.url).resolve("better-sqlite3") },
@@ -30,8 +35,15 @@ export function startCheckpointer(file: string, intervalMs = 100): Checkpointer 
   // The HTTP server, not this thread, keeps the process alive.
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-  // A failing thread only leaves checkpoints to the writer's backstop.
-  worker.on("error", () => {});
+  // Each timed checkpoint is reported: a failing one is logged and counted (http/observability.ts),
+  // and leaves the WAL to the writer's backstop meanwhile.
+  worker.on("message", (message: { type: string; error?: string }) => {
+    if (message.type === "checkpointed") monitor?.current.checkpoint?.("ok");
+    else if (message.type === "failed") monitor?.current.checkpoint?.("failed", message.error);
+  });
+  worker.on("error", (error) =>
+    monitor?.current.checkpoint?.("failed", error instanceof Error ? error.message : JSON.stringify(error)),
+  );
   return {
     checkpointNow: () =>
       new Promise<CheckpointResult>((resolve, reject) => {
@@ -57,20 +69,34 @@ export function startCheckpointer(file: string, intervalMs = 100): Checkpointer 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-const db = new Database(workerData.file);
-db.pragma("cache_size = -2048");
+let db = null;
+// Opened on first use, so that a file that cannot be opened is a failed checkpoint, reported.
+const connection = () => {
+  if (db === null) {
+    db = new Database(workerData.file);
+    db.pragma("cache_size = -2048");
+  }
+  return db;
+};
 const checkpoint = () => {
-  const [row] = db.pragma("wal_checkpoint(PASSIVE)");
+  const [row] = connection().pragma("wal_checkpoint(PASSIVE)");
   return { log: row.log, checkpointed: row.checkpointed };
 };
-const timer = setInterval(() => { try { checkpoint(); } catch {} }, workerData.intervalMs);
+const timer = setInterval(() => {
+  try {
+    checkpoint();
+    parentPort.postMessage({ type: "checkpointed" });
+  } catch (error) {
+    parentPort.postMessage({ type: "failed", error: String(error) });
+  }
+}, workerData.intervalMs);
 parentPort.on("message", (message) => {
   if (message.type === "checkpoint") {
     try { message.reply.postMessage(checkpoint()); }
     catch (error) { message.reply.postMessage({ error: String(error) }); }
   } else if (message.type === "stop") {
     clearInterval(timer);
-    db.close();
+    db?.close();
     parentPort.close();
   }
 });

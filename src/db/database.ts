@@ -3,15 +3,17 @@ import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
+import { type CacheSize, sharedCacheSizes } from "./byte-lru.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, sqliteTransaction, type Work } from "./group-commit.js";
 import { migrations } from "./migrations/index.js";
-import { statementName, withPreparedStatements } from "./prepared-pool.js";
+import { type DatabaseMonitor, monitorSlot } from "./monitor.js";
+import { PreparedStatements } from "./prepared-pool.js";
 import { type DirectReads, LiteralLimitPlugin, registerDirectReads, toNumbered } from "./raw.js";
 import { statementCache, withStatementCache } from "./statement-cache.js";
 import { probeWork, StorageHealth } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
-import { WalSync } from "./wal-sync.js";
+import { type Fdatasync, WalSync } from "./wal-sync.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -37,8 +39,11 @@ export interface Database {
    * turn's poll returns.
    */
   externalVersion(): number | null;
-  /** A write transaction, answered once durable; batched into a group commit on SQLite. */
-  write<T>(work: Work<T>): Promise<T>;
+  /**
+   * A write transaction, answered once durable; batched into a group commit on SQLite.
+   * `rows` (default 1) is about how many rows it writes: group commits are bounded in rows.
+   */
+  write<T>(work: Work<T>, rows?: number): Promise<T>;
   /**
    * Resolves once every commit made so far is on disk. On SQLite a group commit is
    * visible to other statements a moment before its WAL sync; whatever acts on what it
@@ -49,6 +54,10 @@ export interface Database {
   ping(): Promise<boolean>;
   /** Whether writes fail for want of storage (full disk): every `write` reports to it. */
   readonly storage: StorageHealth;
+  /** Where batch sizes, WAL syncs and checkpoints are reported (http/observability.ts). */
+  monitor(monitor: DatabaseMonitor): void;
+  /** Every statement cache and memo of statement texts with its size and bound (metrics, tests). */
+  cacheSizes(): CacheSize[];
   close(): Promise<void>;
 }
 
@@ -57,6 +66,14 @@ export interface OpenOptions {
   readonly poolSize?: number;
   /** Sees every statement sent, with `?` or `$n` placeholders as sent (query plans: bench/explain.ts). */
   readonly onQuery?: (sql: string, params: readonly unknown[]) => void;
+  /** The SQLite WAL's fdatasync (tests wrap it to see when it runs, or make it fail). */
+  readonly fdatasync?: Fdatasync;
+  /** Called once if the WAL cannot be synced; by default logs one line and exits 1 (wal-sync.ts). */
+  readonly onFatal?: (error: Error) => void;
+  /** Each SQLite statement cache's byte bound (default STATEMENT_CACHE_BYTES). */
+  readonly statementCacheBytes?: number;
+  /** Named statements per PostgreSQL connection at most (default NAMED_PER_CONNECTION). */
+  readonly namedPerConnection?: number;
 }
 
 /** Opens the database named by a `COLLABD_DATABASE_URL` value. */
@@ -80,16 +97,22 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   handle.pragma("wal_autocheckpoint = 10000");
   // A 16 MiB page cache for the writer; reads go through the reader's memory map.
   handle.pragma("cache_size = -16384");
+  const writer = withStatementCache("sqlite_writer_statements", handle, options.statementCacheBytes);
   const db = new Kysely<Tables>({
-    dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    dialect: new SqliteDialect({ database: writer.database }),
     plugins: [literalLimits],
     log: kyselyLog(options),
   });
   const readerHandle = inMemory ? null : new Sqlite(file);
-  const reader = readerHandle ? sqliteReader(readerHandle, options) : db;
-  const walSync = inMemory ? null : new WalSync(`${file}-wal`);
-  const checkpointer = inMemory ? null : startCheckpointer(file);
-  const groupCommit = new GroupCommit(db, walSync && (() => walSync.sync()));
+  const { reader, caches } = readerHandle
+    ? sqliteReader(readerHandle, options)
+    : { reader: db, caches: () => [] };
+  const monitor = monitorSlot();
+  const walSync = inMemory
+    ? null
+    : new WalSync(`${file}-wal`, { fdatasync: options.fdatasync, onFatal: options.onFatal, monitor });
+  const checkpointer = inMemory ? null : startCheckpointer(file, { monitor });
+  const groupCommit = new GroupCommit(db, walSync && (() => walSync.sync()), { monitor });
   // Moves when another connection commits; this process's own writes use the writer, so they do not move it.
   const dataVersion = handle.prepare("pragma data_version").pluck();
   let versionThisTurn: number | undefined;
@@ -103,7 +126,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
     storage,
-    write: (work) => storage.watch(groupCommit.run(work)),
+    write: (work, rows) => storage.watch(groupCommit.run(work, rows)),
     durable: async () => {
       await walSync?.sync();
     },
@@ -124,6 +147,10 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
         return false;
       }
     },
+    monitor: (next) => {
+      monitor.current = next;
+    },
+    cacheSizes: () => [writer.cache.size(), ...caches(), ...sharedCacheSizes()],
     close: async () => {
       if (readerHandle) {
         await reader.destroy();
@@ -137,21 +164,26 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   };
 }
 
-function sqliteReader(handle: BetterSqlite3.Database, options: OpenOptions): Kysely<Tables> {
+function sqliteReader(
+  handle: BetterSqlite3.Database,
+  options: OpenOptions,
+): { reader: Kysely<Tables>; caches: () => CacheSize[] } {
   // A write here would wait on the writer's lock while blocking the event loop: refuse it instead.
   handle.pragma("query_only = ON");
   handle.pragma("busy_timeout = 5000");
   // A 32 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8) with the writer's cache.
   handle.pragma("cache_size = -16384");
   handle.pragma("mmap_size = 33554432");
+  const budget = options.statementCacheBytes;
+  const statements = withStatementCache("sqlite_reader_statements", handle, budget);
   const reader = new Kysely<Tables>({
-    dialect: new SqliteDialect({ database: withStatementCache(handle) }),
+    dialect: new SqliteDialect({ database: statements.database }),
     plugins: [literalLimits],
     log: kyselyLog(options),
   });
   // The hottest reads skip Kysely here (raw.ts); they keep statements apart from Kysely's, as pluck is a mode.
-  const rows = statementCache((sql) => handle.prepare(sql));
-  const column = statementCache((sql) => handle.prepare(sql).pluck());
+  const rows = statementCache("sqlite_direct_rows", (sql) => handle.prepare(sql), budget);
+  const column = statementCache("sqlite_direct_column", (sql) => handle.prepare(sql).pluck(), budget);
   registerDirectReads(
     reader,
     observed(options, {
@@ -159,7 +191,7 @@ function sqliteReader(handle: BetterSqlite3.Database, options: OpenOptions): Kys
       column: (sql, params) => column(sql).all(...params),
     }),
   );
-  return reader;
+  return { reader, caches: () => [statements.cache.size(), rows.size(), column.size()] };
 }
 
 function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Database {
@@ -180,12 +212,13 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   // Nor a checked-out one between statements of a transaction: pg emits that on the client,
   // where nothing else listens; the transaction's next statement fails instead.
   pool.on("connect", (client) => client.on("error", () => {}));
+  const prepared = new PreparedStatements(pool, options.namedPerConnection);
   const db = new Kysely<Tables>({
-    dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }),
+    dialect: new PostgresDialect({ pool: prepared.kyselyPool() }),
     plugins: [literalLimits],
     log: kyselyLog(options),
   });
-  registerDirectReads(db, observed(options, postgresReads(pool)));
+  registerDirectReads(db, observed(options, postgresReads(prepared)));
   const storage = new StorageHealth(() => db.transaction().execute(probeWork));
   return {
     db,
@@ -206,6 +239,9 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
         return false;
       }
     },
+    // Group commit, WAL syncs and checkpoints are SQLite's; PostgreSQL reports none of them.
+    monitor: () => {},
+    cacheSizes: () => [...prepared.sizes(), ...sharedCacheSizes()],
     close: () => db.destroy(),
   };
 }
@@ -233,17 +269,17 @@ function observed(options: OpenOptions, reads: DirectReads): DirectReads {
   };
 }
 
-/** Reads straight on the pool as named prepared statements (raw.ts), for the hottest queries. */
-function postgresReads(pool: pg.Pool): DirectReads {
-  const config = (text: string, values: readonly unknown[]) => {
-    const numbered = toNumbered(text);
-    // Named by the text PostgreSQL sees, as the builder's statements are (prepared-pool.ts).
-    return { name: statementName(numbered), text: numbered, values: [...values] };
-  };
+/**
+ * Reads straight on the pool (raw.ts), for the hottest queries: named per connection within
+ * the same bound as the builder's statements, and by the same name for the same text.
+ */
+function postgresReads(prepared: PreparedStatements): DirectReads {
   return {
-    rows: async (text, values) => (await pool.query(config(text, values))).rows,
+    rows: async (text, values) => (await prepared.query(toNumbered(text), values)).rows,
     column: async (text, values) =>
-      (await pool.query<unknown[]>({ ...config(text, values), rowMode: "array" })).rows.map((row) => row[0]),
+      (await prepared.query<unknown[]>(toNumbered(text), values, "array")).rows.map(
+        (row) => (row as unknown as unknown[])[0],
+      ),
   };
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import type { MonitorSlot } from "./monitor.js";
 import { isStorageFault } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
 
@@ -7,8 +8,24 @@ export type Work<T> = (trx: Db) => Promise<T>;
 
 interface Job {
   readonly work: Work<unknown>;
+  /** About how many rows the work writes: what a batch is bounded by, besides jobs. */
+  readonly rows: number;
   readonly resolve: (value: unknown) => void;
   readonly reject: (reason: unknown) => void;
+}
+
+/** Jobs per batch at most: the DESIGN §8 default. */
+export const GROUP_COMMIT_MAX_JOBS = 256;
+/**
+ * Rows per batch at most: 256 concurrent 100-row adds ran as one 129 ms batch, the event
+ * loop blocked for all of it; 2 000 rows take about 10 ms (RELIABILITY.md).
+ */
+export const GROUP_COMMIT_MAX_ROWS = 2000;
+
+export interface GroupCommitOptions {
+  readonly maxJobs?: number;
+  readonly maxRows?: number;
+  readonly monitor?: MonitorSlot;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -26,18 +43,32 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Set by a failed sync: from then on nothing is committed or acknowledged (fail-stop). */
+  private stopped: { error: unknown } | null = null;
   /** Commits made and jobs answered, for metrics and tests. */
   readonly stats = { commits: 0, jobs: 0 };
+  private readonly maxJobs: number;
+  private readonly maxRows: number;
+  private readonly monitor: MonitorSlot | undefined;
 
   constructor(
     private readonly db: Db,
     private readonly sync: (() => Promise<void>) | null = null,
-    private readonly maxJobs = 256,
-  ) {}
+    options: GroupCommitOptions = {},
+  ) {
+    this.maxJobs = options.maxJobs ?? GROUP_COMMIT_MAX_JOBS;
+    this.maxRows = options.maxRows ?? GROUP_COMMIT_MAX_ROWS;
+    this.monitor = options.monitor;
+  }
 
-  run<T>(work: Work<T>): Promise<T> {
+  /** Runs `work` in the next batch; `rows` (default 1) is about how many rows it writes. */
+  run<T>(work: Work<T>, rows = 1): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (this.stopped) {
+        reject(this.stopped.error);
+        return;
+      }
+      this.queue.push({ work, rows, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         // After the current I/O phase: every request parsed in it joins this batch.
@@ -47,12 +78,23 @@ export class GroupCommit {
   }
 
   private async flush(): Promise<void> {
-    const batch = this.queue.splice(0, this.maxJobs);
+    if (this.stopped) {
+      for (const job of this.queue.splice(0)) job.reject(this.stopped.error);
+      this.scheduled = false;
+      return;
+    }
+    const batch = this.take();
     let outcomes: Outcome[];
     try {
+      const started = performance.now();
       outcomes = await this.commit(batch);
       this.stats.commits += 1;
       this.stats.jobs += batch.length;
+      this.monitor?.current.groupCommit?.(
+        batch.length,
+        batch.reduce((sum, job) => sum + job.rows, 0),
+        (performance.now() - started) / 1000,
+      );
     } catch (error) {
       // The commit itself failed: nothing of the batch is durable, so nobody gets a success.
       for (const job of batch) job.reject(error);
@@ -63,7 +105,9 @@ export class GroupCommit {
     try {
       await this.sync?.();
     } catch (error) {
-      // Committed but not known to be on disk: not acknowledged (docs/decisions.md).
+      // Committed but not known to be on disk: not acknowledged, and neither is anything
+      // after it (WalSync's fail-stop; docs/decisions.md).
+      this.stopped = { error };
       for (const job of batch) job.reject(error);
       return;
     }
@@ -72,6 +116,21 @@ export class GroupCommit {
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
+  }
+
+  /**
+   * The next batch: up to `maxJobs` jobs and `maxRows` rows (a first job larger than that
+   * runs alone), so that one batch cannot hold the event loop for long.
+   */
+  private take(): Job[] {
+    let rows = 0;
+    let count = 0;
+    for (const job of this.queue) {
+      if (count === this.maxJobs || (count > 0 && rows + job.rows > this.maxRows)) break;
+      rows += job.rows;
+      count += 1;
+    }
+    return this.queue.splice(0, count);
   }
 
   private next(): void {

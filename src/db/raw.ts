@@ -12,6 +12,7 @@ import {
   type UnknownRow,
   ValueNode,
 } from "kysely";
+import { sharedTextMemo } from "./byte-lru.js";
 import type { Tables } from "./tables.js";
 
 /**
@@ -32,7 +33,7 @@ export function registerDirectReads(db: Kysely<Tables>, reads: DirectReads): voi
   direct.set(db, reads);
 }
 
-const numbered = new Map<string, string>();
+const numbered = sharedTextMemo("numbered_texts");
 
 /**
  * Runs hand-written SQL with `?` placeholders (rewritten to `$1…` on PostgreSQL).
@@ -66,13 +67,10 @@ function execute<R>(db: Kysely<Tables>, text: string, params: readonly unknown[]
 
 /** `?` placeholders as PostgreSQL's `$1…`. */
 export function toNumbered(text: string): string {
-  let out = numbered.get(text);
-  if (out === undefined) {
+  return numbered.getOrSet(text, (key) => {
     let n = 0;
-    out = text.replace(/\?/g, () => `$${++n}`);
-    if (numbered.size < 1000) numbered.set(text, out);
-  }
-  return out;
+    return key.replace(/\?/g, () => `$${++n}`);
+  });
 }
 
 /**

@@ -1,27 +1,35 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { SqliteDatabase, SqliteStatement } from "kysely";
+import { ByteLru, type CacheSize } from "./byte-lru.js";
+
+/** Each SQLite statement cache's bound: with four per database, 16 MiB of RSS at most. */
+export const STATEMENT_CACHE_BYTES = 4 << 20;
 
 /**
- * Prepared statements reused by SQL text, bounded (least recently used out), since
- * `in (...)` lists vary in length. Preparing costs as much as running a small indexed
- * query, and the service sends the same few shapes over and over.
+ * What a prepared SQLite statement holds, estimated from its text: about 30 bytes of
+ * compiled program per character for the multi-row upserts, measured with RSS over 50
+ * statements of 1 to 500 rows (docs/decisions.md), plus a fixed part.
+ */
+export const statementBytes = (sql: string): number => 2048 + 32 * sql.length;
+
+/** A bounded cache of prepared statements: `prepare(sql)` reuses, and `size()` reports. */
+export interface StatementCache {
+  (sql: string): BetterSqlite3.Statement;
+  size(): CacheSize;
+}
+
+/**
+ * Prepared statements reused by SQL text, bounded in bytes (least recently used out),
+ * since `in (...)` lists and page sizes vary. Preparing costs as much as running a small
+ * indexed query, and the service sends the same few shapes over and over.
  */
 export function statementCache(
+  name: string,
   prepare: (sql: string) => BetterSqlite3.Statement,
-  capacity = 512,
-): (sql: string) => BetterSqlite3.Statement {
-  const cache = new Map<string, BetterSqlite3.Statement>();
-  return (sql) => {
-    let statement = cache.get(sql);
-    if (statement) {
-      cache.delete(sql);
-    } else {
-      statement = prepare(sql);
-      if (cache.size >= capacity) cache.delete(cache.keys().next().value as string);
-    }
-    cache.set(sql, statement);
-    return statement;
-  };
+  budget = STATEMENT_CACHE_BYTES,
+): StatementCache {
+  const cache = new ByteLru<BetterSqlite3.Statement>(name, budget, statementBytes);
+  return Object.assign((sql: string) => cache.getOrSet(sql, prepare), { size: () => cache.size() });
 }
 
 /**
@@ -29,12 +37,19 @@ export function statementCache(
  * statements are the exception: a setting such as `synchronous = NORMAL` takes effect
  * when the statement is prepared, so running a cached one may change nothing.
  */
-export function withStatementCache(handle: BetterSqlite3.Database): SqliteDatabase {
-  const prepare = statementCache((sql) => handle.prepare(sql));
+export function withStatementCache(
+  name: string,
+  handle: BetterSqlite3.Database,
+  budget?: number,
+): { database: SqliteDatabase; cache: StatementCache } {
+  const cache = statementCache(name, (sql) => handle.prepare(sql), budget);
   return {
-    close: () => handle.close(),
-    prepare: (sql: string) =>
-      (PRAGMA.test(sql) ? handle.prepare(sql) : prepare(sql)) as unknown as SqliteStatement,
+    cache,
+    database: {
+      close: () => handle.close(),
+      prepare: (sql: string) =>
+        (PRAGMA.test(sql) ? handle.prepare(sql) : cache(sql)) as unknown as SqliteStatement,
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client
 import { AUTH_MESSAGES } from "../areas/workspaces/service.js";
 import type { Database } from "../db/database.js";
 import { ApiError } from "../errors.js";
+import { registerStorageMetrics } from "./storage-metrics.js";
 
 /** Auth failure messages (DESIGN §2) to the `reason` label of collabd_auth_failures_total. */
 const AUTH_FAILURE_REASONS: Record<string, string> = {
@@ -24,6 +25,7 @@ export function registerObservability(
 ): Registry {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: "collabd_" });
+  registerStorageMetrics(app, database, registry);
   const requests = new Counter({
     name: "collabd_http_requests_total",
     help: "HTTP requests by operation and status code.",

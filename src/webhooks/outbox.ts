@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { type Kysely, sql } from "kysely";
 import type { Ctx } from "../context.js";
+import { fixedBatches } from "../db/batches.js";
 import type { Tables, WebhookDeliveryRow, WebhookEventRow } from "../db/tables.js";
 import { isPostgresExecutor } from "./dialect.js";
 import { buildPayloads, type OutboxEvent } from "./payloads.js";
@@ -18,9 +19,6 @@ export const OUTBOX_CHANNEL = "collabd_webhook_outbox";
  */
 export const outboxSignal = new EventEmitter();
 outboxSignal.setMaxListeners(0);
-
-/** Rows per insert statement: well under both dialects' bound-parameter limits. */
-const CHUNK = 500;
 
 /**
  * The transactional outbox (DESIGN §6, STYLE §5): writes the events and one pending
@@ -85,17 +83,10 @@ export async function emitEvents(
     }
   }
   if (deliveryRows.length === 0) return;
-  for (let i = 0; i < eventRows.length; i += CHUNK) {
-    await trx
-      .insertInto("webhook_events")
-      .values(eventRows.slice(i, i + CHUNK))
-      .execute();
-  }
-  for (let i = 0; i < deliveryRows.length; i += CHUNK) {
-    await trx
-      .insertInto("webhook_deliveries")
-      .values(deliveryRows.slice(i, i + CHUNK))
-      .execute();
+  // Few distinct texts (db/batches.ts), each far below either dialect's parameter limit.
+  for (const part of fixedBatches(eventRows)) await trx.insertInto("webhook_events").values(part).execute();
+  for (const part of fixedBatches(deliveryRows)) {
+    await trx.insertInto("webhook_deliveries").values(part).execute();
   }
   await notifyOutbox(trx);
 }

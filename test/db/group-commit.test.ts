@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "../../src/db/group-commit.js";
+import { monitorSlot } from "../../src/db/monitor.js";
 import { migratedScratch } from "../support/scratch.js";
 
 const token = (n: number) => ({ workspace_id: "ws", token_hash: `hash-${n}`, created_at: n });
@@ -76,6 +77,28 @@ describe("group commit [sqlite]", () => {
     expect(answered).toEqual([1, 2]);
   });
 
+  it("bounds a batch in rows as well as jobs; a job larger than the bound runs alone", async () => {
+    const { db } = await open();
+    const batches: { jobs: number; rows: number }[] = [];
+    const slot = monitorSlot();
+    slot.current = { groupCommit: (jobs, rows) => batches.push({ jobs, rows }) };
+    const group = new GroupCommit(db, null, { maxJobs: 3, maxRows: 10, monitor: slot });
+    const weights = [4, 4, 4, 4, 30, 1, 1, 1, 1, 1];
+    await Promise.all(
+      weights.map((rows, n) =>
+        group.run((trx) => trx.insertInto("auth_tokens").values(token(n)).execute(), rows),
+      ),
+    );
+    expect(batches).toEqual([
+      { jobs: 2, rows: 8 },
+      { jobs: 2, rows: 8 },
+      { jobs: 1, rows: 30 },
+      { jobs: 3, rows: 3 },
+      { jobs: 2, rows: 2 },
+    ]);
+    expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(weights.length);
+  });
+
   it("refuses the whole batch when its sync fails, though the commit stands", async () => {
     const { db } = await open();
     const group = new GroupCommit(db, async () => {
@@ -84,6 +107,12 @@ describe("group commit [sqlite]", () => {
     await expect(
       group.run((trx) => trx.insertInto("auth_tokens").values(token(1)).execute()),
     ).rejects.toThrow("disk gone");
+    // Fail-stop: nothing later is committed or acknowledged.
+    await expect(
+      group.run((trx) => trx.insertInto("auth_tokens").values(token(2)).execute()),
+    ).rejects.toThrow("disk gone");
+    expect(group.stats.commits).toBe(1);
+    expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(1);
   });
 
   it("fails the whole batch with SQLITE_FULL when the file cannot grow, not with a rollback error, and keeps serving", async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { bootstrap, createWorkspace, type NewWorkspace } from "../../src/areas/workspaces/service.js";
 import { loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/context.js";
-import type { Dialect } from "../../src/db/database.js";
+import type { Dialect, OpenOptions } from "../../src/db/database.js";
 import { type AppOptions, buildApp } from "../../src/http/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { openServices } from "../../src/services.js";
@@ -61,6 +61,8 @@ export interface ServerOptions {
   readonly webhookResolver?: HostResolver;
   /** Passed to buildApp (a logger instance to read what the server logs). */
   readonly app?: AppOptions;
+  /** How the database is opened (an injected WAL fdatasync, cache bounds). */
+  readonly database?: OpenOptions;
 }
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
@@ -73,8 +75,11 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     ...options.env,
   });
   const clock = new ManualClock();
-  const overrides = options.webhookResolver ? { webhookResolver: options.webhookResolver } : {};
-  const services = await openServices(config, { clock, ...overrides }).catch(async (error: unknown) => {
+  const services = await openServices(config, {
+    clock,
+    ...(options.webhookResolver ? { webhookResolver: options.webhookResolver } : {}),
+    ...(options.database ? { database: options.database } : {}),
+  }).catch(async (error: unknown) => {
     await scratch.drop();
     throw error;
   });

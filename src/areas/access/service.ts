@@ -48,7 +48,7 @@ export async function addPermissions(ctx: Ctx, input: AddPermissionsInput): Prom
     await requireResources(trx, ctx.workspace.id, resources);
     await store.upsertGrants(trx, rows);
     await checkQuotas(trx, ctx);
-  });
+  }, rows.length);
 }
 
 /** Removes a user's grants on the given resources; returns how many there were. */

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { AccessGrantRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -13,7 +14,11 @@ export interface ResourceRef {
 
 /** Inserts grants or replaces role and expiry of existing ones (one grant per user and resource). */
 export async function upsertGrants(db: Db, rows: readonly AccessGrantRow[]): Promise<void> {
-  if (rows.length === 0) return;
+  // Few distinct texts (db/batches.ts).
+  for (const part of fixedBatches(rows)) await upsertGrantBatch(db, part);
+}
+
+async function upsertGrantBatch(db: Db, rows: readonly AccessGrantRow[]): Promise<void> {
   await db
     .insertInto("access_grants")
     .values([...rows])

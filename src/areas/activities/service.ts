@@ -99,7 +99,7 @@ export async function addActivities(
     await store.upsertActivities(trx, unique);
     await emitEvents(trx, ctx, unique.map(activityEvent));
     await chargeUsage(trx, ctx, usage);
-  });
+  }, unique.length);
 }
 
 /** Merges the given fields into existing records (SPEC §4.3); unknown ids fail alone. */
@@ -134,7 +134,7 @@ export async function updateActivities(
       texts.map(([, record]) => record),
     );
     await chargeUsage(trx, ctx, usage);
-  });
+  }, input.activities.length);
   return results;
 }
 

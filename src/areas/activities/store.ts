@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
 import type { ActivityRow, Tables } from "../../db/tables.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
@@ -36,7 +37,10 @@ const COLUMNS = [
 
 const upsertTexts = new Map<number, string>();
 
-/** The upsert of `count` rows. Hand-written: building it with Kysely cost more than SQLite's insert. */
+/**
+ * The upsert of `count` rows, a count in BATCH_SIZES (so few texts exist). Hand-written:
+ * building it with Kysely cost more than SQLite's insert.
+ */
 function upsertText(count: number): string {
   let text = upsertTexts.get(count);
   if (text === undefined) {
@@ -52,10 +56,11 @@ function upsertText(count: number): string {
 
 /** Inserts or replaces records by (workspace, organization, id): a replaced record keeps nothing. */
 export async function upsertActivities(db: Db, rows: readonly ActivityRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const params: unknown[] = [];
-  for (const row of rows) for (const column of COLUMNS) params.push(row[column]);
-  await rawRows(db, upsertText(rows.length), params);
+  for (const part of fixedBatches(rows)) {
+    const params: unknown[] = [];
+    for (const row of part) for (const column of COLUMNS) params.push(row[column]);
+    await rawRows(db, upsertText(part.length), params);
+  }
 }
 
 /** How a page is bounded: records, characters of JSON, rows per query (lib/paging.ts). */
@@ -133,15 +138,14 @@ export async function findActivities(
     .execute();
 }
 
-/** Sets the stored record of each (id, record) pair in one statement per 500 records. */
+/** Sets the stored record of each (id, record) pair, many per statement (BATCH_SIZES). */
 export async function replaceRecords(
   db: Db,
   workspaceId: string,
   organizationId: string,
   records: readonly (readonly [id: string, record: string])[],
 ): Promise<void> {
-  for (let i = 0; i < records.length; i += REPLACE_CHUNK) {
-    const chunk = records.slice(i, i + REPLACE_CHUNK);
+  for (const chunk of fixedBatches(records)) {
     const text =
       `with v(id, record) as (values ${Array(chunk.length).fill("(?, ?)").join(", ")}) ` +
       "update activities set record = v.record from v " +
@@ -149,8 +153,6 @@ export async function replaceRecords(
     await rawRows(db, text, [...chunk.flat(), workspaceId, organizationId]);
   }
 }
-
-const REPLACE_CHUNK = 500;
 
 /** Deletes matching records; returns the ids that were deleted and their stored sizes (quotas). */
 export async function deleteActivities(

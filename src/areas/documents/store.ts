@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { DocumentRow, Tables } from "../../db/tables.js";
 
 type Db = Kysely<Tables>;
@@ -38,11 +39,8 @@ export async function existingDocumentIds(
 }
 
 export async function insertDocuments(db: Db, rows: readonly DocumentRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto("documents")
-    .values([...rows])
-    .execute();
+  // Few distinct texts (db/batches.ts).
+  for (const part of fixedBatches(rows)) await db.insertInto("documents").values(part).execute();
 }
 
 export interface DocumentFilter {

@@ -137,7 +137,7 @@ export async function addFolders(
     await store.insertFolders(trx, ws, org, plan.created);
     await checkQuotas(trx, ctx);
     return plan.results;
-  });
+  }, input.folders.length);
 }
 
 /** Bad input of a folder add, refused whole (DESIGN §2): reserved or repeated ids, self-parenting. */

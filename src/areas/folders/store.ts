@@ -1,5 +1,6 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { type Kysely, sql } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { FolderRow, Tables } from "../../db/tables.js";
 import { type AccessType, subtreeRange } from "./paths.js";
 
@@ -218,7 +219,8 @@ export async function insertFolders(
       bytes += row.ancestors.length;
       rows.push(row);
     }
-    await db.insertInto("folders").values(rows).execute();
+    // Few distinct texts (db/batches.ts).
+    for (const part of fixedBatches(rows)) await db.insertInto("folders").values(part).execute();
     if (start < nodes.length && bytes >= INSERT_BYTES) await yieldToLoop();
   }
 }

@@ -68,7 +68,7 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
   await ctx.write(async (trx) => {
     await store.replaceNotification(trx, row, recipientRows);
     await checkQuotas(trx, ctx);
-  });
+  }, 1 + recipientRows.length);
   return id;
 }
 

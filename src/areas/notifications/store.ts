@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
@@ -22,12 +23,11 @@ export type SortKey = TimeSortKey;
 /** Serialized public records in order, and the sort key of the last when another page may follow. */
 export type Page = FilledPage<SortKey>;
 
-/** Rows are written in chunks so that no statement exceeds either dialect's parameter limit. */
-const CHUNK = 500;
-
-function* chunks<T>(items: readonly T[]): Generator<T[]> {
-  for (let i = 0; i < items.length; i += CHUNK) yield items.slice(i, i + CHUNK);
-}
+/**
+ * Rows and id lists go in pieces of a few fixed sizes (db/batches.ts): few distinct texts,
+ * and no statement near either dialect's parameter limit.
+ */
+const chunks = fixedBatches;
 
 /** Inserts a notification with its recipients, replacing any notification with that id whole. */
 export async function replaceNotification(

@@ -91,7 +91,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
     // Events caused by this write (recorder.done, DESIGN §6) are written here, in this transaction.
     await emitEvents(trx, ctx, rows.map(recordingEvent));
     await checkQuotas(trx, ctx);
-  });
+  }, input.recordings.length);
 }
 
 export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;

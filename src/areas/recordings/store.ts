@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { fixedBatches } from "../../db/batches.js";
 import type { RecordingRow, Tables } from "../../db/tables.js";
 import { type FilledPage, fillPage } from "../../lib/paging.js";
 
@@ -51,11 +52,11 @@ export async function findPrevious(
 
 /** Inserts or replaces recordings by (workspace, organization, annotationId). */
 export async function upsertRecordings(db: Db, rows: readonly RecordingRow[]): Promise<void> {
-  // 8 parameters a row: 500 rows stay far below either dialect's parameter limit.
-  for (let i = 0; i < rows.length; i += 500) {
+  // Few distinct texts (db/batches.ts); 8 parameters a row stay far below either dialect's limit.
+  for (const part of fixedBatches(rows)) {
     await db
       .insertInto("recordings")
-      .values(rows.slice(i, i + 500))
+      .values(part)
       .onConflict((oc) =>
         oc.columns(["workspace_id", "organization_id", "annotation_id"]).doUpdateSet((eb) => ({
           document_id: eb.ref("excluded.document_id"),
