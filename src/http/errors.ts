@@ -98,6 +98,10 @@ const UNSTORABLE = new Set(["22021", "22P05", "22003", "22P02"]);
 /** pg's own errors (no SQLSTATE) for a connection that broke under a query or transaction. */
 const CONNECTION_LOST = /^Connection terminated|connection error and is not queryable/;
 
+/** PostgreSQL's statement_timeout (57014) or pg's own wait for an answer running out. */
+const TIMED_OUT = (e: { code?: string; message?: string }) =>
+  e.code === "57014" || e.message === "Query read timeout";
+
 const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
 
 /**
@@ -120,6 +124,12 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
       };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { error: invalidArgument("Content-Type must be application/json."), internal: false };
+  }
+  if (TIMED_OUT(e)) {
+    return {
+      error: new ApiError("UNAVAILABLE", "The database did not answer in time; try again later."),
+      internal: true,
+    };
   }
   if ((typeof e.code === "string" && DATABASE_DOWN.has(e.code)) || CONNECTION_LOST.test(e.message ?? "")) {
     return { error: new ApiError("UNAVAILABLE", "The service is temporarily unavailable."), internal: true };
