@@ -29,17 +29,17 @@ Configuration comes from the environment (see README): COLLABD_DATABASE_URL, COL
 Exit codes: 0 done, 1 runtime failure (database unreachable, unexpected error), 2 bad usage or
 configuration, 3 not found.`;
 
-/** Every command and its verbs, checked before anything is opened or created. */
-const COMMANDS: Record<string, readonly string[] | null> = {
+/** Every command, its verbs and the flags each verb needs: checked before anything is opened or created. */
+const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | null> = {
   serve: null,
   version: null,
   help: null,
   migrate: null,
   backup: null,
   restore: null,
-  workspace: ["create", "update", "show"],
-  token: ["issue", "revoke"],
-  webhook: ["rotate-secret"],
+  workspace: { create: [], update: ["api-key"], show: ["api-key"] },
+  token: { issue: ["api-key"], revoke: ["api-key", "token"] },
+  webhook: { "rotate-secret": ["api-key"] },
 };
 
 /** The `collabd` command: process entry for the server and the admin CLI. */
@@ -70,7 +70,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  checkCommand(positionals, group, verb);
+  checkCommand(positionals, values, group, verb);
   const config = loadConfig();
   if (group === "serve") {
     await serve(config);
@@ -100,15 +100,24 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-function checkCommand(positionals: readonly string[], group: string, verb: string | undefined): void {
+function checkCommand(
+  positionals: readonly string[],
+  flags: Record<string, unknown>,
+  group: string,
+  verb: string | undefined,
+): void {
   if (!Object.hasOwn(COMMANDS, group)) throw new UsageError(`Unknown command: ${group}.`);
   const verbs = COMMANDS[group];
-  if (verbs && (verb === undefined || !verbs.includes(verb))) {
+  if (verbs && (verb === undefined || !Object.hasOwn(verbs, verb))) {
     throw new UsageError(
       verb === undefined
-        ? `collabd ${group} needs one of: ${verbs.join(", ")}.`
+        ? `collabd ${group} needs one of: ${Object.keys(verbs).join(", ")}.`
         : `Unknown command: ${group} ${verb}.`,
     );
+  }
+  for (const flag of verbs?.[verb!] ?? []) {
+    const value = flags[flag];
+    if (typeof value !== "string" || value === "") throw new UsageError(`--${flag} is required.`);
   }
   const allowed = verbs || group === "backup" || group === "restore" ? 2 : 1;
   const extra = positionals[allowed];
