@@ -86,7 +86,7 @@ describe("command line failures", () => {
     try {
       const file = join(dir, "not-a-directory");
       writeFileSync(file, "");
-      const [malformed, escape, datadir] = await Promise.all([
+      const [malformed, badEscape, datadir] = await Promise.all([
         runCli(["serve"], { COLLABD_DATABASE_URL: "postgres://[::1", COLLABD_SECRET: TEST_SECRET }),
         runCli(["migrate"], {
           COLLABD_DATABASE_URL: "postgres://user:p%zz@127.0.0.1/db",
@@ -95,7 +95,7 @@ describe("command line failures", () => {
         runCli(["serve"], { COLLABD_DATABASE_URL: `sqlite:${join(file, "collabd.db")}` }),
       ]);
       expectOneLine(malformed, 2, /COLLABD_DATABASE_URL is not a valid URL; expected postgres:\/\//);
-      expectOneLine(escape, 2, /COLLABD_DATABASE_URL has a malformed %-escape/);
+      expectOneLine(badEscape, 2, /COLLABD_DATABASE_URL has a malformed %-escape/);
       expectOneLine(
         datadir,
         2,
