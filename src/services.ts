@@ -23,7 +23,11 @@ export class DatabaseUnreachable extends Error {}
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const database: Database = await openDatabase(config.databaseUrl, {
     statementTimeoutMs: config.databaseStatementTimeoutMs,
-    connectTimeoutMs: Math.max(config.databaseStatementTimeoutMs, CONNECT_ATTEMPT_MS),
+    // A request waiting for a connection (a new one, or a free one in the pool) gives up
+    // about when its statement would: a partition answers 503 in bounded time either way.
+    connectTimeoutMs: config.databaseStatementTimeoutMs
+      ? config.databaseStatementTimeoutMs + CONNECT_MARGIN_MS
+      : CONNECT_ATTEMPT_MS,
     ...overrides.database,
   });
   try {
@@ -44,8 +48,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   }
 }
 
-/** One connection attempt gives up after this long (a host that drops packets). */
+/** Without a statement timeout, one connection attempt gives up after this long (a host that drops packets). */
 const CONNECT_ATTEMPT_MS = 5_000;
+const CONNECT_MARGIN_MS = 1_000;
 /** Start-up retries: the first after 100 ms, doubling, at most 5 s apart. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5_000;
