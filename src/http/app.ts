@@ -4,10 +4,12 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import secureJson from "secure-json-parse";
 import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
+import type { Config } from "../config.js";
 import { type Ctx, contextFor, type Services } from "../context.js";
 import { ApiError, invalidArgument } from "../errors.js";
 import { randomId } from "../lib/ids.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
+import { withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import type { Operation, Outcome } from "./operation.js";
 import { allOperations } from "./operations.js";
@@ -118,13 +120,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       limiter.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);
     });
-    for (const op of operations) registerOperation(scope, op);
+    for (const op of operations) registerOperation(scope, op, config);
   });
 
   return app;
 }
 
-function registerOperation(scope: FastifyInstance, op: Operation): void {
+function registerOperation(scope: FastifyInstance, op: Operation, config: Config): void {
   scope.post(
     op.path,
     {
@@ -132,7 +134,7 @@ function registerOperation(scope: FastifyInstance, op: Operation): void {
         summary: op.summary,
         ...(op.description ? { description: op.description } : {}),
         tags: [op.tag],
-        body: Envelope(op.data),
+        body: Envelope(withLimits(op.data, config)),
         response: { 200: Success(op.result, { list: op.list ?? false }), "4xx": ErrorBody, "5xx": ErrorBody },
       },
     },

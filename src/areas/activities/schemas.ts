@@ -2,6 +2,7 @@ import { type Static, Type } from "typebox";
 import {
   AnyValue,
   Closed,
+  Filter,
   FreeObject,
   Id,
   IdFilter,
@@ -70,8 +71,8 @@ export const GetActivities = Closed({
   organizationId: Id(),
   documentId: Type.Optional(Id()),
   targetEntityId: Type.Optional(Id()),
-  featureTypes: Type.Optional(Type.Array(FeatureType, { minItems: 1, maxItems: 100 })),
-  actionTypes: Type.Optional(Type.Array(ActionType, { minItems: 1, maxItems: 100 })),
+  featureTypes: Type.Optional(Filter(FeatureType)),
+  actionTypes: Type.Optional(Filter(ActionType)),
   userId: Type.Optional(Id()),
   activityIds: Type.Optional(IdFilter("Fetch these activities.")),
   order: Type.Optional(Type.Enum(["asc", "desc"], { description: "By timestamp; default desc." })),
