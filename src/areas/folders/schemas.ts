@@ -96,7 +96,6 @@ export const FolderItemResults = Type.Record(
   { description: "Keyed by folderId." },
 );
 
-export type AddFoldersInput = Static<typeof AddFoldersV2>;
 export type GetFoldersInput = Static<typeof GetFolders>;
 export type UpdateFolderInput = Static<typeof UpdateFolder>;
 export type DeleteFolderInput = Static<typeof DeleteFolder>;

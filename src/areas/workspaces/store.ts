@@ -101,15 +101,6 @@ export async function updateWorkspaceSettings(
   noteAuthWrite();
 }
 
-export async function tokenHashes(db: Db, workspaceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("auth_tokens")
-    .select("token_hash")
-    .where("workspace_id", "=", workspaceId)
-    .execute();
-  return rows.map((r) => r.token_hash);
-}
-
 export async function insertTokenHash(db: Db, workspaceId: string, tokenHash: string, now: number) {
   await db
     .insertInto("auth_tokens")
