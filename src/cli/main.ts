@@ -4,7 +4,7 @@ import { loadConfig } from "../config.js";
 import { openServices } from "../services.js";
 import { runWebhookCommand } from "../webhooks/cli.js";
 import { runBackupCommand } from "./backup.js";
-import { describeFailure, EXIT } from "./failure.js";
+import { describeFailure } from "./failure.js";
 import { serve } from "./serve.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
@@ -146,8 +146,8 @@ export function runCli(argv: readonly string[]): void {
       if (process.env.COLLABD_LOG_LEVEL === "debug" && error instanceof Error && error.stack) {
         process.stderr.write(`${error.stack}\n`);
       }
-      process.exitCode = failure.exitCode;
-      if (failure.exitCode !== EXIT.done) process.exit(failure.exitCode);
+      // Exit now: a failed start may leave timers or sockets behind that would keep the process up.
+      process.exit(failure.exitCode);
     },
   );
 }
