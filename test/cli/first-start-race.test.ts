@@ -4,7 +4,7 @@ import { bootstrap } from "../../src/areas/workspaces/service.js";
 import { type Database, migrate, openDatabase } from "../../src/db/database.js";
 import { ManualClock } from "../../src/lib/clock.js";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
-import { startServe } from "../support/process.js";
+import { runCli, startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
 
 /** Processes starting at once: each its own connection pool (or SQLite connection). */
@@ -17,6 +17,8 @@ describe.runIf(DIALECTS.includes("sqlite"))("first start race [sqlite]", () => {
   it("three servers started at once on one empty SQLite file create one workspace, printed by one of them", async () => {
     const scratch = await scratchDatabase("sqlite");
     const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
+    // Migrated first: the race under test is the bootstrap, not three migrations contending for the lock.
+    expect((await runCli(["migrate"], env)).code).toBe(0);
     const servers = await Promise.allSettled([1, 2, 3].map(() => startServe(env)));
     try {
       const started = servers.map((server) => {
