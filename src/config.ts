@@ -20,6 +20,17 @@ export interface Config {
   readonly logLevel: string;
   /** Registers the bare `/bench/echo` route the benchmark compares against. */
   readonly benchEcho: boolean;
+  // Start-up, PostgreSQL timeouts and DESIGN §7 limits (issue #14, fail clean).
+  /** How long start-up keeps retrying an unreachable PostgreSQL (0: one attempt). */
+  readonly databaseConnectTimeoutMs: number;
+  /** Server-side `statement_timeout` and client-side query timeout on PostgreSQL (0: none). */
+  readonly databaseStatementTimeoutMs: number;
+  /** Items per `activities`/`folders`/`notifications`/`recordings`/… array of one request. */
+  readonly maxBatchItems: number;
+  /** Values per array filter (`featureTypes`, `actionTypes`, …). */
+  readonly maxFilterValues: number;
+  /** Folder levels below the root. */
+  readonly maxFolderDepth: number;
   // Webhook DNS and history retention (issue #15, docs/webhooks.md).
   /** The longest one webhook host lookup may take, retries included. */
   readonly webhookDnsTimeoutMs: number;
@@ -84,6 +95,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
     throw new ConfigError("COLLABD_DATABASE_URL must start with sqlite: or postgres://.");
   }
+  if (!databaseUrl.startsWith("sqlite:")) checkPostgresUrl(databaseUrl);
   return Object.freeze({
     port: integer(env, "PORT", 8080, 0, 65535),
     host: optional(env, "HOST") ?? "127.0.0.1",
@@ -119,6 +131,31 @@ export function loadConfig(env: Env = process.env): Config {
     // Answer and record bounds (issue #15): one block, README "Limits".
     ...answerBounds(env),
     transport: loadTransport(env),
+    // Start-up, PostgreSQL timeouts and DESIGN §7 limits (issue #14, fail clean). The limits
+    // may only be lowered: the defaults are the ceilings the OpenAPI document publishes.
+    databaseConnectTimeoutMs: integer(env, "COLLABD_DATABASE_CONNECT_TIMEOUT_MS", 30_000, 0, 3_600_000),
+    databaseStatementTimeoutMs: integer(env, "COLLABD_DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 0, 3_600_000),
+    maxBatchItems: integer(
+      env,
+      "COLLABD_MAX_BATCH_ITEMS",
+      LIMIT_CEILINGS.batchItems,
+      1,
+      LIMIT_CEILINGS.batchItems,
+    ),
+    maxFilterValues: integer(
+      env,
+      "COLLABD_MAX_FILTER_VALUES",
+      LIMIT_CEILINGS.filterValues,
+      1,
+      LIMIT_CEILINGS.filterValues,
+    ),
+    maxFolderDepth: integer(
+      env,
+      "COLLABD_MAX_FOLDER_DEPTH",
+      LIMIT_CEILINGS.folderDepth,
+      1,
+      LIMIT_CEILINGS.folderDepth,
+    ),
   });
 }
 
@@ -148,6 +185,33 @@ function answerBounds(env: Env) {
   }
   const maxNotificationReaders = integer(env, "COLLABD_MAX_NOTIFICATION_READERS", 10_000, 1, 1_000_000);
   return { maxRecordBytes, maxPageBytes, maxNotificationReaders };
+}
+
+/**
+ * DESIGN §7's limits: the defaults, and the most a deployment may configure. The request
+ * schemas (and so the OpenAPI document) state these; a lower configured value is checked
+ * per request (src/http/limits.ts).
+ */
+export const LIMIT_CEILINGS = { batchItems: 1000, filterValues: 100, folderDepth: 100 } as const;
+
+/** Fails here, naming the variable, rather than deep inside the driver with a stack trace. */
+function checkPostgresUrl(url: string): void {
+  const expected = "expected postgres://user:password@host:port/database";
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`COLLABD_DATABASE_URL is not a valid URL; ${expected}.`);
+  }
+  try {
+    decodeURIComponent(parsed.username);
+    decodeURIComponent(parsed.password);
+    decodeURIComponent(parsed.pathname);
+  } catch {
+    throw new ConfigError(
+      `COLLABD_DATABASE_URL has a malformed %-escape in its user, password or database name; ${expected}.`,
+    );
+  }
 }
 
 function optional(env: Env, name: string): string | null {

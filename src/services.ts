@@ -1,4 +1,5 @@
-import type { Config } from "./config.js";
+import { sql } from "kysely";
+import { type Config, ConfigError } from "./config.js";
 import type { Services } from "./context.js";
 import { type Database, migrate, type OpenOptions, openDatabase } from "./db/database.js";
 import { type Clock, systemClock } from "./lib/clock.js";
@@ -15,13 +16,27 @@ export interface ServiceOverrides {
   readonly database?: OpenOptions;
   /** Webhook host resolution (tests make names hang or point at 127.0.0.1). */
   readonly webhookResolver?: HostResolver;
+  /** Told each start-up retry while PostgreSQL is unreachable, as one line; stderr by default. */
+  readonly onRetry?: (message: string) => void;
 }
+
+/** PostgreSQL stayed unreachable for the whole COLLABD_DATABASE_CONNECT_TIMEOUT_MS. */
+export class DatabaseUnreachable extends Error {}
 
 /** Opens and migrates the database and derives the keys: everything a server or CLI run needs. */
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
-  const database: Database = await openDatabase(config.databaseUrl, overrides.database);
+  const database: Database = await openDatabase(config.databaseUrl, {
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    // A request waiting for a connection (a new one, or a free one in the pool) gives up
+    // about when its statement would: a partition answers 503 in bounded time either way.
+    connectTimeoutMs: config.databaseStatementTimeoutMs
+      ? config.databaseStatementTimeoutMs + CONNECT_MARGIN_MS
+      : CONNECT_ATTEMPT_MS,
+    ...overrides.database,
+  });
   try {
-    await migrate(database);
+    await waitForDatabase(database, config, overrides.onRetry ?? printRetry);
+    await migrateWithoutTimeout(database, config, overrides.database);
     const keys = resolveKeys(config, database);
     return {
       config,
@@ -38,4 +53,105 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     await database.close();
     throw error;
   }
+}
+
+/** Without a statement timeout, one connection attempt gives up after this long (a host that drops packets). */
+const CONNECT_ATTEMPT_MS = 5_000;
+const CONNECT_MARGIN_MS = 1_000;
+/** Start-up retries: the first after 100 ms, doubling, at most 5 s apart. */
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5_000;
+
+/** Errors that mean "not reachable yet" (down, restarting, starting up, full): worth a retry. */
+const RETRYABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "57P01",
+  "57P03",
+  "53300",
+]);
+const RETRYABLE_MESSAGE = /^Connection terminated|timeout exceeded when trying to connect|Query read timeout/;
+
+/**
+ * PostgreSQL may start after collabd (a compose file, a reboot): retry the first query
+ * with capped exponential backoff for COLLABD_DATABASE_CONNECT_TIMEOUT_MS, one line per
+ * retry. Login and missing-database errors are not retried: waiting will not fix them.
+ * SQLite answers at once. Also names a search_path schema that does not exist, which
+ * PostgreSQL itself only reports as "no schema has been selected" at the first CREATE.
+ */
+async function waitForDatabase(database: Database, config: Config, onRetry: (message: string) => void) {
+  if (database.dialect !== "postgres") return;
+  const deadline = Date.now() + config.databaseConnectTimeoutMs;
+  let delay = FIRST_RETRY_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { rows } = await sql<{ schema: string | null; path: string }>`
+        select current_schema() as schema, current_setting('search_path') as path`.execute(database.db);
+      const path = rows[0]?.path ?? "";
+      if (!rows[0]?.schema) {
+        throw new ConfigError(
+          `No schema on the search_path (${path}) exists in this database: create it ` +
+            "(create schema <name>) or fix search_path in COLLABD_DATABASE_URL.",
+        );
+      }
+      return;
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      const retryable = RETRYABLE.has(e.code ?? "") || RETRYABLE_MESSAGE.test(e.message ?? "");
+      if (!retryable) throw error;
+      const cause = `${e.code ?? "error"}: ${e.message ?? String(error)}`;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new DatabaseUnreachable(
+          `PostgreSQL at ${where(config.databaseUrl)} is unreachable (${cause}) after ${attempt} ` +
+            `attempt${attempt === 1 ? "" : "s"} in ${config.databaseConnectTimeoutMs} ms: start it, check ` +
+            "COLLABD_DATABASE_URL, or wait longer with COLLABD_DATABASE_CONNECT_TIMEOUT_MS.",
+        );
+      }
+      const wait = Math.min(delay, left);
+      onRetry(
+        `PostgreSQL at ${where(config.databaseUrl)} is unreachable (${cause}); retry ${attempt} in ${wait} ms.`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      delay = Math.min(delay * 2, MAX_RETRY_MS);
+    }
+  }
+}
+
+/**
+ * Migrations may rewrite large tables: on PostgreSQL with a statement timeout they run on
+ * a one-connection pool of their own without it (docs/decisions.md), so a long migration
+ * is not cut short halfway through start-up.
+ */
+async function migrateWithoutTimeout(database: Database, config: Config, options: OpenOptions = {}) {
+  if (database.dialect !== "postgres" || config.databaseStatementTimeoutMs === 0) {
+    await migrate(database);
+    return;
+  }
+  const untimed = await openDatabase(config.databaseUrl, {
+    ...options,
+    poolSize: 1,
+    statementTimeoutMs: 0,
+    connectTimeoutMs: CONNECT_ATTEMPT_MS,
+  });
+  try {
+    await migrate(untimed);
+  } finally {
+    await untimed.close();
+  }
+}
+
+/** host:port of a PostgreSQL URL, never its password. */
+function where(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}`;
+}
+
+function printRetry(message: string): void {
+  process.stderr.write(`collabd: ${message}\n`);
 }

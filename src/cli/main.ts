@@ -1,9 +1,10 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../config.js";
-import { ApiError } from "../errors.js";
+import { loadConfig } from "../config.js";
 import { openServices } from "../services.js";
 import { runWebhookCommand } from "../webhooks/cli.js";
 import { runBackupCommand } from "./backup.js";
+import { describeFailure } from "./failure.js";
 import { serve } from "./serve.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
@@ -11,6 +12,7 @@ const USAGE = `Usage: collabd <command> [options]
 
 Commands:
   serve                                   run the HTTP service (default)
+  version                                 print the version (also --version)
   migrate                                 bring the database schema up to date
   workspace create [--name N] [--json]    create a workspace and its first auth token
   workspace update --api-key K [--activity-service on|off] [--advanced-queries on|off] [--json]
@@ -23,7 +25,22 @@ Commands:
   restore <file> [--force] [--json]       copy a backup into the database; refuses while a server
                                           holds it unless --force (PostgreSQL: pg_restore)
 
-Configuration comes from the environment (see README): COLLABD_DATABASE_URL, COLLABD_SECRET, PORT, HOST, ...`;
+Configuration comes from the environment (see README): COLLABD_DATABASE_URL, COLLABD_SECRET, PORT, HOST, ...
+Exit codes: 0 done, 1 runtime failure (database unreachable, unexpected error), 2 bad usage or
+configuration, 3 not found.`;
+
+/** Every command, its verbs and the flags each verb needs: checked before anything is opened or created. */
+const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | null> = {
+  serve: null,
+  version: null,
+  help: null,
+  migrate: null,
+  backup: null,
+  restore: null,
+  workspace: { create: [], update: ["api-key"], show: ["api-key"] },
+  token: { issue: ["api-key"], revoke: ["api-key", "token"] },
+  webhook: { "rotate-secret": ["api-key"] },
+};
 
 /** The `collabd` command: process entry for the server and the admin CLI. */
 export async function main(argv: readonly string[]): Promise<number> {
@@ -41,6 +58,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
     },
   });
   const [group = "serve", verb] = positionals;
@@ -48,6 +66,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (values.version || group === "version") {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  checkCommand(positionals, values, group, verb);
   const config = loadConfig();
   if (group === "serve") {
     await serve(config);
@@ -77,21 +100,54 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Runs the command and turns its outcome into the exit code; known errors print one line. */
+function checkCommand(
+  positionals: readonly string[],
+  flags: Record<string, unknown>,
+  group: string,
+  verb: string | undefined,
+): void {
+  if (!Object.hasOwn(COMMANDS, group)) throw new UsageError(`Unknown command: ${group}.`);
+  const verbs = COMMANDS[group];
+  if (verbs && (verb === undefined || !Object.hasOwn(verbs, verb))) {
+    throw new UsageError(
+      verb === undefined
+        ? `collabd ${group} needs one of: ${Object.keys(verbs).join(", ")}.`
+        : `Unknown command: ${group} ${verb}.`,
+    );
+  }
+  for (const flag of verbs?.[verb!] ?? []) {
+    const value = flags[flag];
+    if (typeof value !== "string" || value === "") throw new UsageError(`--${flag} is required.`);
+  }
+  const allowed = verbs || group === "backup" || group === "restore" ? 2 : 1;
+  const extra = positionals[allowed];
+  if (extra !== undefined) throw new UsageError(`Unexpected argument: ${extra}.`);
+}
+
+/** The package's version, read from package.json two levels up (src/cli or dist/cli). */
+function version(): string {
+  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return `collabd ${(JSON.parse(text) as { version: string }).version}`;
+}
+
+/**
+ * Runs the command and turns its outcome into the exit code (EXIT). Any failure prints
+ * one line naming the cause and what to do; the stack only with COLLABD_LOG_LEVEL=debug.
+ */
 export function runCli(argv: readonly string[]): void {
   main(argv).then(
     (code) => {
       if (code >= 0) process.exitCode = code;
     },
     (error: unknown) => {
-      const known = error instanceof UsageError || error instanceof ConfigError || error instanceof ApiError;
-      process.stderr.write(
-        `collabd: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
-      );
-      if (error instanceof UsageError || (error as { code?: string })?.code?.startsWith("ERR_PARSE_ARGS")) {
-        process.stderr.write(`\n${USAGE}\n`);
+      const failure = describeFailure(error);
+      const hint = failure.usage ? " Run collabd --help for usage." : "";
+      process.stderr.write(`collabd: ${failure.message}${hint}\n`);
+      if (process.env.COLLABD_LOG_LEVEL === "debug" && error instanceof Error && error.stack) {
+        process.stderr.write(`${error.stack}\n`);
       }
-      process.exitCode = error instanceof ApiError && error.status === "NOT_FOUND" ? 3 : known ? 2 : 1;
+      // Exit now: a failed start may leave timers or sockets behind that would keep the process up.
+      process.exit(failure.exitCode);
     },
   );
 }

@@ -25,23 +25,36 @@ const HEAP_GROWING_PERCENT = 50;
 export async function serve(config: Config): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const logger = pino({ level: config.logLevel, base: { service: "collabd" } });
-  const services = await openServices(config);
+  const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
   const fixed =
     config.bootstrapApiKey && config.bootstrapAuthToken
       ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
       : null;
-  const outcome = await bootstrap(services.database.db, services.clock, fixed);
-  const app = await buildApp(services, { loggerInstance: logger, defaultMetrics: true });
-  await app.listen({ port: config.port, host: config.host });
-  const worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
-  worker.start();
-  if (outcome.kind === "created") {
-    // Printed once, on stdout and outside the log stream: logs never carry secrets.
-    const { apiKey, authToken } = outcome.credentials;
-    process.stdout.write(
-      `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
-        `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
-    );
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let worker: DeliveryWorker;
+  try {
+    // Configured credentials are known already: make them valid before the first request.
+    if (fixed) await bootstrap(services.database.db, services.clock, fixed);
+    app = await buildApp(services, { loggerInstance: logger, defaultMetrics: true });
+    await app.listen({ port: config.port, host: config.host });
+    // Generated credentials only once the address is ours: created and then not shown
+    // (the port was taken), they would be lost for good (DESIGN §1).
+    const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
+    worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
+    worker.start();
+    if (outcome?.kind === "created") {
+      // Printed once, on stdout and outside the log stream: logs never carry secrets.
+      const { apiKey, authToken } = outcome.credentials;
+      process.stdout.write(
+        `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
+          `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
+      );
+    }
+  } catch (error) {
+    // The caller prints one line and exits; close what is open so nothing is left half-written.
+    await app?.close().catch(() => {});
+    await services.database.close().catch(() => {});
+    throw error;
   }
   logger.info(
     { address: `http://${config.host}:${config.port}`, dialect: services.database.dialect },
@@ -58,7 +71,7 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    await Promise.all([app.close(), worker.stop(WEBHOOK_DRAIN_MS)]);
+    await Promise.all([app?.close(), worker.stop(WEBHOOK_DRAIN_MS)]);
     await services.database.close();
     process.exit(0);
   };

@@ -74,7 +74,18 @@ export interface OpenOptions {
   readonly statementCacheBytes?: number;
   /** Named statements per PostgreSQL connection at most (default NAMED_PER_CONNECTION). */
   readonly namedPerConnection?: number;
+  /**
+   * PostgreSQL: `statement_timeout` on every connection, and the same plus a margin as
+   * the client's own wait for an answer, which also ends a wait across a network
+   * partition, where the server's timeout never reaches us. 0 or absent: none.
+   */
+  readonly statementTimeoutMs?: number;
+  /** PostgreSQL: how long one connection attempt may take. */
+  readonly connectTimeoutMs?: number;
 }
+
+/** The client waits this much longer than the server's statement_timeout, so the server's cleaner error usually wins. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
 /** Opens the database named by a `COLLABD_DATABASE_URL` value. */
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
@@ -199,6 +210,13 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   const pool = new driver.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    ...(options.statementTimeoutMs
+      ? {
+          statement_timeout: options.statementTimeoutMs,
+          query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+        }
+      : {}),
+    ...(options.connectTimeoutMs ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
     // bigint columns hold epoch milliseconds, which fit a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
@@ -211,7 +229,10 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   pool.on("error", () => {});
   // Nor a checked-out one between statements of a transaction: pg emits that on the client,
   // where nothing else listens; the transaction's next statement fails instead.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    if (options.statementTimeoutMs) dropOnQueryTimeout(client);
+  });
   const prepared = new PreparedStatements(pool, options.namedPerConnection);
   const db = new Kysely<Tables>({
     dialect: new PostgresDialect({ pool: prepared.kyselyPool() }),
@@ -243,6 +264,26 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
     monitor: () => {},
     cacheSizes: () => [...prepared.sizes(), ...sharedCacheSizes()],
     close: () => db.destroy(),
+  };
+}
+
+/**
+ * After pg's client-side query timeout the statement may still be running, or stuck in a
+ * partition, and a transaction's ROLLBACK never sent: reused, the connection could commit
+ * the abandoned work with the next caller's. Close it instead; the pool drops it on release.
+ */
+function dropOnQueryTimeout(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const result = query(...args);
+    if (result instanceof Promise) {
+      result.catch((error: unknown) => {
+        if ((error as Error)?.message === "Query read timeout") {
+          (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+        }
+      });
+    }
+    return result;
   };
 }
 

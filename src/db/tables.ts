@@ -1,5 +1,3 @@
-import type { ColumnType } from "kysely";
-
 /**
  * Row types: storage names, never sent as they are (STYLE §7). Every table's
  * primary key and every index begin with `workspace_id` (DESIGN §9). Flags are
@@ -227,6 +225,3 @@ export interface Tables {
   webhook_attempts: WebhookAttemptRow;
   workspace_usage: WorkspaceUsageRow;
 }
-
-/** A column that the database fills in when omitted. */
-export type Generated<T> = ColumnType<T, T | undefined, T>;

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { Counter } from "prom-client";
 import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
+import type { Config } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
@@ -10,6 +11,7 @@ import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
+import { withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
 import type { Operation, Outcome } from "./operation.js";
@@ -144,18 +146,18 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       limiter.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);
     });
-    for (const op of operations) registerOperation(scope, op);
+    for (const op of operations) registerOperation(scope, op, config);
   });
 
   return app;
 }
 
-function registerOperation(scope: FastifyInstance, op: Operation): void {
+function registerOperation(scope: FastifyInstance, op: Operation, config: Config): void {
   scope.post(
     op.path,
     {
       // Validates the request; the responses are documented in /openapi.json (openapi-document.ts).
-      schema: { body: Envelope(op.data) },
+      schema: { body: Envelope(withLimits(op.data, config)) },
     },
     async (request, reply) => {
       const outcome = await op.handle(request.ctx, (request.body as { data: never }).data);

@@ -100,6 +100,15 @@ const UNSTORABLE = new Set(["22021", "22P05", "22003", "22P02"]);
 /** pg's own errors (no SQLSTATE) for a connection that broke under a query or transaction. */
 const CONNECTION_LOST = /^Connection terminated|connection error and is not queryable/;
 
+/**
+ * PostgreSQL's statement_timeout (57014), pg's own wait for an answer, or pg-pool's wait
+ * for a connection (a new one, or a free one from a busy pool) running out.
+ */
+const TIMED_OUT = (e: { code?: string; message?: string }) =>
+  e.code === "57014" ||
+  e.message === "Query read timeout" ||
+  e.message === "timeout exceeded when trying to connect";
+
 const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
 
 /**
@@ -115,6 +124,12 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
       return { error: bodyTooLarge(bodyLimit), internal: false };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { error: invalidArgument("Content-Type must be application/json."), internal: false };
+  }
+  if (TIMED_OUT(e)) {
+    return {
+      error: new ApiError("UNAVAILABLE", "The database did not answer in time; try again later."),
+      internal: true,
+    };
   }
   if (
     (typeof e.code === "string" && DATABASE_DOWN.has(e.code)) ||

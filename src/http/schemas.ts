@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from "typebox";
+import { LIMIT_CEILINGS } from "../config.js";
 
 /**
  * Schema building blocks shared by every area. One schema validates the request,
@@ -77,11 +78,27 @@ export const AnyValue = (description?: string) =>
 export const Closed = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
-/** Array filters match any listed value; at most 100 values (DESIGN §4). */
-export const IdFilter = (description: string) =>
-  Type.Array(Id(), { minItems: 1, maxItems: 100, description });
+/** Marks an array schema as an array filter, whose ceiling COLLABD_MAX_FILTER_VALUES lowers (limits.ts). */
+export const FILTER = Symbol.for("collabd.filter");
 
-export const MAX_ITEMS = 1000;
+/** Array filters match any listed value; at most 100 values (DESIGN §4, §7). */
+export const Filter = <T extends TSchema>(items: T, description?: string) =>
+  Object.assign(
+    Type.Array(items, {
+      minItems: 1,
+      maxItems: LIMIT_CEILINGS.filterValues,
+      ...(description ? { description } : {}),
+    }),
+    { [FILTER]: true },
+  );
+
+export const IdFilter = (description: string) => Filter(Id(), description);
+
+/**
+ * Items per batch array (DESIGN §7): every array whose schema states this ceiling is a
+ * batch, which COLLABD_MAX_BATCH_ITEMS lowers (limits.ts).
+ */
+export const MAX_ITEMS = LIMIT_CEILINGS.batchItems;
 
 /**
  * Numeric ranges both dialects store alike (docs/decisions.md, "Transport abuse"): integers

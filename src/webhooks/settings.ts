@@ -27,18 +27,6 @@ export interface SigningSecrets {
   readonly previousExpiresAt: number | null;
 }
 
-export const EMPTY_SETTINGS: WebhookSettings = {
-  enabled: false,
-  authToken: null,
-  rawNotificationUrl: null,
-  processedNotificationUrl: null,
-  encodeData: false,
-  encryptData: false,
-  publicKey: null,
-  triggers: {},
-  defaultsApplied: false,
-};
-
 export function settingsFromRow(row: WebhookConfigRow, key: Buffer): WebhookSettings {
   return {
     enabled: row.enabled === 1,

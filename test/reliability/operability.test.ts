@@ -84,6 +84,51 @@ describe.runIf(DIALECTS.includes("postgres"))("database outage [postgres]", () =
   }, 180_000);
 });
 
+describe.runIf(DIALECTS.includes("postgres"))("statement timeout [postgres]", () => {
+  it("answers 503 UNAVAILABLE within COLLABD_DATABASE_STATEMENT_TIMEOUT_MS during a network partition, then serves again", async () => {
+    const scratch = await scratchDatabase("postgres");
+    const target = new URL(POSTGRES_URL);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+    const server = await startServer("postgres", {
+      env: { COLLABD_DATABASE_STATEMENT_TIMEOUT_MS: "500", COLLABD_RATE_LIMIT_PER_MIN: "0" },
+      reuse: { databaseUrl: throughProxy(scratch.url, proxy) },
+    });
+    const add = (organizationId: string) =>
+      server.call("/v2/organizations/add", { organizations: [{ organizationId }] });
+    try {
+      expect((await add("before")).status).toBe(200);
+      await proxy.cut("blackhole");
+      const started = Date.now();
+      const [write, read] = await Promise.all([
+        add("during"),
+        server.call("/v2/organizations/get", { organizationIds: ["before"] }),
+      ]);
+      const waited = Date.now() - started;
+      for (const res of [write, read]) {
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        // Timed out, or queued on a connection closed for timing out: UNAVAILABLE either way.
+        expect(res.body.error.status).toBe("UNAVAILABLE");
+        expect(res.body.error.message).toMatch(/did not answer in time|temporarily unavailable/);
+      }
+      // 500 ms on the server, plus the client's 1 s margin (the server's answer never comes).
+      expect(waited).toBeLessThan(5_000);
+      await proxy.restore();
+      // The timed-out connections were closed, not reused with an open transaction: a new write commits alone.
+      await until(async () => ((await add("after")).status === 200 ? true : undefined), 15_000, "200 again");
+      const got = await server.call("/v2/organizations/get", { organizationIds: ["before", "after"] });
+      expect(got.status).toBe(200);
+      report(
+        `statement timeout postgres (TCP proxy blackhole): 503 after ${waited} ms (timeout 500 ms + 1 s margin)`,
+      );
+    } finally {
+      await proxy.restore();
+      await server.close();
+      await proxy.close();
+      await scratch.drop();
+    }
+  }, 60_000);
+});
+
 const API_KEY = "logs-test-api-key-0123456789abcdef";
 const AUTH_TOKEN = "logs-test-auth-token-0123456789abcdef0123";
 

@@ -71,3 +71,58 @@ export async function startServe(env: Record<string, string>): Promise<ServeProc
     },
   };
 }
+
+/** A `collabd serve` child process that may not get as far as listening (start-up failures, retries). */
+export interface SpawnedServe {
+  readonly child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stdout matches `pattern` (with the match); rejects if the process exits first. */
+  waitForStdout(pattern: RegExp): Promise<RegExpExecArray>;
+  /** Resolves with the exit code. */
+  readonly exited: Promise<number | null>;
+}
+
+export function spawnServe(env: Record<string, string>): SpawnedServe {
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve"], {
+    env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  const waiters = new Set<() => void>();
+  child.stdout?.on("data", (chunk) => {
+    out += chunk;
+    for (const wake of waiters) wake();
+  });
+  child.stderr?.on("data", (chunk) => {
+    err += chunk;
+  });
+  const exited = new Promise<number | null>((resolvePromise) => {
+    child.once("close", (code) => {
+      resolvePromise(code);
+      for (const wake of waiters) wake();
+    });
+  });
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitForStdout: (pattern) =>
+      new Promise((resolvePromise, reject) => {
+        const check = () => {
+          const match = pattern.exec(out);
+          if (match) {
+            waiters.delete(check);
+            resolvePromise(match);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            waiters.delete(check);
+            reject(new Error(`collabd exited with ${child.exitCode}: ${err}${out}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      }),
+  };
+}

@@ -3,7 +3,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { attemptDelivery, NOT_SENT_ERASED } from "../../src/webhooks/attempt.js";
 import { CANCELLED_ERASED, ERASED, HISTORY_BATCH, pruneHistoryBatch } from "../../src/webhooks/history.js";
-import { EMPTY_SETTINGS } from "../../src/webhooks/settings.js";
+import type { WebhookSettings } from "../../src/webhooks/settings.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 import { ALLOW_PRIVATE, comment, NO_JITTER, type Tenant, tenant } from "./support/hooks.js";
 
@@ -162,7 +162,7 @@ describe("an attempt of an erased delivery", () => {
         claim: "c",
       },
       {
-        settings: { ...EMPTY_SETTINGS, enabled: true },
+        settings: ENABLED,
         secrets: { current: "whsec_x", previous: null, previousExpiresAt: null },
       },
       {
@@ -301,3 +301,16 @@ forEachDialect(
   },
   { env: ALLOW_PRIVATE, webhooks: NO_JITTER },
 );
+
+/** A workspace whose webhook service is on and configures nothing else. */
+const ENABLED: WebhookSettings = {
+  enabled: true,
+  authToken: null,
+  rawNotificationUrl: null,
+  processedNotificationUrl: null,
+  encodeData: false,
+  encryptData: false,
+  publicKey: null,
+  triggers: {},
+  defaultsApplied: false,
+};

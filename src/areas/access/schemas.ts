@@ -92,4 +92,3 @@ export const UserGrants = Type.Record(
 export type AddPermissionsInput = Static<typeof AddPermissions>;
 export type RemovePermissionsInput = Static<typeof RemovePermissions>;
 export type GetPermissionsInput = Static<typeof GetPermissions>;
-export type GrantedResourceInput = Static<typeof GrantedResource>;

@@ -60,7 +60,7 @@ export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<
       effective !== folder.accessType || inherit !== folder.inheritAccessFromParent
         ? { accessType: effective, inherit }
         : undefined;
-    if (parent) await moveFolder(trx, scope, folder, parent, now, access);
+    if (parent) await moveFolder(trx, scope, folder, parent, now, access, ctx.config.maxFolderDepth);
     else if (access) await applyAccess(trx, scope, folder.path, access, now);
     await subtree.updateFolderRow(trx, ws, org, folder.folderId, {
       ...(folderName === undefined ? {} : { folderName }),

@@ -42,11 +42,6 @@ export function subtreeRange(path: string): readonly [string, string] {
   return [path, `${path}~`];
 }
 
-/** A folder's stored depth from its path. */
-export function depthOf(path: string): number {
-  return path.length / KEY_WIDTH - 1;
-}
-
 /**
  * The JSON text of an ancestors array without its closing bracket. The ancestors of
  * every folder in a subtree start with this text for the subtree's top folder, so a

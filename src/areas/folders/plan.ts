@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../errors.js";
-import { type AccessType, MAX_FOLDER_DEPTH, MAX_STORED_DEPTH, pathKey, ROOT, ROOT_ACCESS } from "./paths.js";
+import { type AccessType, MAX_FOLDER_DEPTH, pathKey, ROOT, ROOT_ACCESS } from "./paths.js";
 import type { FolderNode } from "./store.js";
 
 export interface NewFolder {
@@ -19,8 +19,13 @@ export const FOLDER_MESSAGES = {
   added: "Folder added.",
   exists: "Folder already exists.",
   parentMissing: "Parent folder not found.",
-  tooDeep: `Folder depth limit of ${MAX_FOLDER_DEPTH} levels exceeded.`,
+  tooDeep: tooDeep(MAX_FOLDER_DEPTH),
 } as const;
+
+/** The depth limit's message, for the configured limit (COLLABD_MAX_FOLDER_DEPTH). */
+export function tooDeep(levels: number): string {
+  return `Folder depth limit of ${levels} levels exceeded.`;
+}
 
 export interface AddPlan {
   /** The folders to insert, parents before children. */
@@ -44,6 +49,7 @@ export function planFolderAdds(
   existing: ReadonlyMap<string, FolderNode>,
   keyOf: (index: number) => number,
   now: number,
+  maxLevels: number = MAX_FOLDER_DEPTH,
 ): AddPlan {
   const indexOf = new Map(items.map((item, index) => [item.folderId, index]));
   const made = new Map<string, FolderNode | null>();
@@ -73,7 +79,8 @@ export function planFolderAdds(
       visiting.delete(id);
       if (parent === null) return fail(id, FOLDER_MESSAGES.parentMissing);
     }
-    if (parent.depth + 1 > MAX_STORED_DEPTH) return fail(id, FOLDER_MESSAGES.tooDeep);
+    // Stored depth is 0-based: a top-level folder is level 1.
+    if (parent.depth + 2 > maxLevels) return fail(id, tooDeep(maxLevels));
     const node: FolderNode = {
       folderId: id,
       folderName: item.folderName ?? id,

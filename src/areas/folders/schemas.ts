@@ -139,7 +139,6 @@ export const FolderRecord = named(
 export const FolderItemResults = Type.Record(Type.String(), AddedItem, { description: "Keyed by folderId." });
 export { DeletedCount };
 
-export type AddFoldersInput = Static<typeof AddFoldersV2>;
 export type GetFoldersInput = Static<typeof GetFolders>;
 export type UpdateFolderInput = Static<typeof UpdateFolder>;
 export type DeleteFolderInput = Static<typeof DeleteFolder>;

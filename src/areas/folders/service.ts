@@ -133,7 +133,13 @@ export async function addFolders(
       if (item.parentFolderId !== undefined && item.parentFolderId !== ROOT) named.add(item.parentFolderId);
     }
     const existing = await store.findFolders(trx, ws, org, [...named]);
-    const plan = planFolderAdds(input.folders, existing, (index) => firstKey + index, now);
+    const plan = planFolderAdds(
+      input.folders,
+      existing,
+      (index) => firstKey + index,
+      now,
+      ctx.config.maxFolderDepth,
+    );
     await store.insertFolders(trx, ws, org, plan.created);
     await checkQuotas(trx, ctx);
     return plan.results;

@@ -6,11 +6,11 @@ import {
   ancestorsPrefix,
   KEY_WIDTH,
   MAX_FOLDER_DEPTH,
-  MAX_STORED_DEPTH,
   ROOT,
   ROOT_ACCESS,
   subtreeRange,
 } from "./paths.js";
+import { tooDeep } from "./plan.js";
 import type { FolderNode } from "./store.js";
 import * as store from "./store.js";
 import * as subtree from "./subtree-store.js";
@@ -47,6 +47,7 @@ export async function moveFolder(
   parent: ParentRef,
   now: number,
   access?: { accessType: AccessType; inherit: boolean },
+  maxLevels: number = MAX_FOLDER_DEPTH,
 ): Promise<void> {
   const field = "data.parentFolderId";
   if (parent.path.startsWith(folder.path)) {
@@ -59,11 +60,11 @@ export async function moveFolder(
     ]);
   }
   const deepest = await store.subtreeMaxDepth(db, scope.workspaceId, scope.organizationId, folder.path);
-  if (deepest - folder.depth + parent.depth + 1 > MAX_STORED_DEPTH) {
-    throw invalidArgument(
-      `${field} would place folders deeper than the limit of ${MAX_FOLDER_DEPTH} levels.`,
-      [{ field, message: `Folder depth limit of ${MAX_FOLDER_DEPTH} levels exceeded.` }],
-    );
+  // Stored depth is 0-based: the deepest folder after the move sits at level (depth + 1).
+  if (deepest - folder.depth + parent.depth + 2 > maxLevels) {
+    throw invalidArgument(`${field} would place folders deeper than the limit of ${maxLevels} levels.`, [
+      { field, message: tooDeep(maxLevels) },
+    ]);
   }
   const ranges = access ? await accessRanges(db, scope, folder.path) : [];
   const merged = access !== undefined && ranges.length <= MAX_MERGED_RANGES;

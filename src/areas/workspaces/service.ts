@@ -70,18 +70,24 @@ export async function createWorkspace(
   authToken = newAuthToken(),
   ifAbsent = false,
 ): Promise<Credentials> {
-  const workspace: Workspace = {
+  const workspace = newWorkspace(clock, input);
+  await db.transaction().execute((trx) => insertWithToken(trx, workspace, authToken, ifAbsent));
+  return { workspace, apiKey: workspace.id, authToken };
+}
+
+function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
+  return {
     id: input.apiKey ?? newApiKey(),
     name: input.name ?? "default",
     activityService: input.activityService ?? true,
     advancedQueries: input.advancedQueries ?? true,
     createdAt: clock.now(),
   };
-  await db.transaction().execute(async (trx) => {
-    await store.insertWorkspace(trx, workspace, ifAbsent);
-    await store.insertTokenHash(trx, workspace.id, sha256Hex(authToken), workspace.createdAt);
-  });
-  return { workspace, apiKey: workspace.id, authToken };
+}
+
+async function insertWithToken(trx: Db, workspace: Workspace, authToken: string, ifAbsent: boolean) {
+  await store.insertWorkspace(trx, workspace, ifAbsent);
+  await store.insertTokenHash(trx, workspace.id, sha256Hex(authToken), workspace.createdAt);
 }
 
 export async function requireWorkspace(db: Db, apiKey: string): Promise<Workspace> {
@@ -133,6 +139,16 @@ export async function bootstrap(
     await createWorkspace(db, clock, { apiKey: fixed.apiKey }, fixed.authToken, true);
     return { kind: "configured" };
   }
-  if ((await store.countWorkspaces(db)) > 0) return { kind: "none" };
-  return { kind: "created", credentials: await createWorkspace(db, clock) };
+  // "Empty? then create" under the first-start lock: two processes starting at once on
+  // one empty database would otherwise both see it empty and both create one.
+  const workspace = newWorkspace(clock, {});
+  const authToken = newAuthToken();
+  const created = await store.underFirstStartLock(db, async (trx) => {
+    if ((await store.countWorkspaces(trx)) > 0) return false;
+    await insertWithToken(trx, workspace, authToken, false);
+    return true;
+  });
+  return created
+    ? { kind: "created", credentials: { workspace, apiKey: workspace.id, authToken } }
+    : { kind: "none" };
 }

@@ -1,7 +1,8 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Workspace } from "../../context.js";
 import { rawRows } from "../../db/raw.js";
 import type { Tables, WorkspaceRow } from "../../db/tables.js";
+import { isPostgresExecutor } from "../../webhooks/dialect.js";
 import { noteAuthWrite } from "./auth-cache.js";
 
 type Db = Kysely<Tables>;
@@ -46,6 +47,34 @@ export async function countWorkspaces(db: Db): Promise<number> {
   return Number(row.n);
 }
 
+/** Arbitrary, fixed: the advisory lock key every collabd process takes for its first start. */
+const FIRST_START_LOCK = 0x636f6c6c; // "coll"
+
+/**
+ * Runs `work` in a transaction no other process's first start runs alongside: on
+ * PostgreSQL under a transaction-scoped advisory lock, on SQLite as `BEGIN IMMEDIATE`
+ * (the write lock taken before the first read, so the read cannot go stale).
+ */
+export async function underFirstStartLock<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  if (isPostgresExecutor(db)) {
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${FIRST_START_LOCK})`.execute(trx);
+      return work(trx);
+    });
+  }
+  return db.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const result = await work(conn);
+      await sql`commit`.execute(conn);
+      return result;
+    } catch (error) {
+      await sql`rollback`.execute(conn);
+      throw error;
+    }
+  });
+}
+
 /** Inserts a workspace; with `ifAbsent` an existing one with that id is kept as it is. */
 export async function insertWorkspace(db: Db, workspace: Workspace, ifAbsent = false): Promise<void> {
   const insert = db.insertInto("workspaces").values({
@@ -70,15 +99,6 @@ export async function updateWorkspaceSettings(
   if (Object.keys(values).length === 0) return;
   await db.updateTable("workspaces").set(values).where("id", "=", id).execute();
   noteAuthWrite();
-}
-
-export async function tokenHashes(db: Db, workspaceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("auth_tokens")
-    .select("token_hash")
-    .where("workspace_id", "=", workspaceId)
-    .execute();
-  return rows.map((r) => r.token_hash);
 }
 
 export async function insertTokenHash(db: Db, workspaceId: string, tokenHash: string, now: number) {

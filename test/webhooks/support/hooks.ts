@@ -16,10 +16,6 @@ export const ALLOW_PRIVATE = { COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true" };
 /** Jitter pinned to the middle, so every retry lands exactly on the schedule. */
 export const NO_JITTER = { random: () => 0.5 };
 
-export const DEFAULT_SCHEDULE_MS = [
-  0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
-];
-
 /** A fresh workspace with its own receiver, so tests in one suite never see each other's deliveries. */
 export interface Tenant {
   readonly creds: Credentials;
