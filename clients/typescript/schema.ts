@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Get folders
-         * @description With `folderId`: that folder with `subFolders` nested `maxDepth` levels (default 1, 0 allowed). Without: every folder of the organization flat, parents first; with `maxDepth` also given, the top-level folders nested. `subFolders` appears only when non-empty. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * @description With `folderId`: that folder with `subFolders` nested `maxDepth` levels (default 1, 0 allowed). Without: every folder of the organization flat, parents first, paged (extension: `pageSize`, `pageToken`; a page holds at most 1000 folders and COLLABD_MAX_PAGE_BYTES characters, `result.pageToken` is `""` on the last page); with `maxDepth` also given, the top-level folders nested. A nested answer holds at most 1000 folders and COLLABD_MAX_PAGE_BYTES characters, else INVALID_ARGUMENT naming `data.maxDepth` (or `data.folderId`). `subFolders` appears only when non-empty. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersGet"];
         delete?: never;
@@ -785,6 +785,10 @@ export interface components {
             /** @description Levels of subFolders to nest; default 1 with folderId. Without folderId: nest top-level folders. */
             maxDepth?: number;
             organizationId: string;
+            /** @description Extension, flat listing only (no folderId, no maxDepth): folders per page; default 1000; values above 1000 are treated as 1000. A page also stops at COLLABD_MAX_PAGE_BYTES characters. */
+            pageSize?: number;
+            /** @description Extension, flat listing only: `result.pageToken` of the previous page. */
+            pageToken?: string;
         };
         /** @description organizationId, folderId and at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
         FoldersUpdateRequest: {
@@ -808,7 +812,7 @@ export interface components {
         /** @description One grant: a role on a resource, optionally until expiresAt. */
         GrantedResource: {
             accessRole?: components["schemas"]["AccessRole"];
-            /** @description Epoch ms after which the grant no longer counts; in the future. */
+            /** @description Epoch ms after which the grant no longer counts; in the future; at most year 9999. */
             expiresAt?: number;
             /** @description The organization's, folder's or document's id. */
             id: string;
@@ -1158,7 +1162,7 @@ export interface components {
         RecordedTime: {
             /** @description `HH:MM:SS`; derived from duration when omitted. */
             display?: string;
-            /** @description Milliseconds; may be fractional. */
+            /** @description Milliseconds; may be fractional; at most ten years. */
             duration: number;
         };
         /** @description A recording annotation (SPEC §2.2). */
@@ -1262,6 +1266,8 @@ export interface components {
             deliveryIds?: string[];
             /** @description e.g. `comment.add`. */
             event?: string;
+            /** @description Add each delivery's `payload` (as sent, before encoding); default false. */
+            includePayload?: boolean;
             /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
@@ -1285,6 +1291,8 @@ export interface components {
             lastError: string | null;
             lastHttpStatus: number | null;
             nextAttemptAt: number | null;
+            /** @description With includePayload: the JSON sent (without `webhookId`), before encodeData/encryptData. */
+            payload?: components["schemas"]["JsonValue"];
             /** @enum {string} */
             status: "pending" | "delivering" | "succeeded" | "failed";
             updatedAt: number;
@@ -3003,7 +3011,8 @@ export interface operations {
                      *               }
                      *             ]
                      *           }
-                     *         ]
+                     *         ],
+                     *         "pageToken": ""
                      *       }
                      *     }
                      */
@@ -3011,6 +3020,7 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Folder"][];
                             message: string;
+                            pageToken: string;
                             /** @constant */
                             status: "success";
                         };
