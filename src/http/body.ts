@@ -120,20 +120,28 @@ export function parseJson(body: Buffer): unknown {
 }
 
 /**
+ * Levels of arrays and objects a body may nest (docs/decisions.md): far beyond any real
+ * document, and shallow enough that every reader of a stored value (serializers, the
+ * console, a client's JSON Schema validator walking the recursive `JsonValue`) stays far
+ * from its stack limit.
+ */
+export const MAX_NESTING = 64;
+
+/**
  * Whether every number in a parsed body is finite: JSON.parse turns `1e309` (or 309 digits)
  * into ±Infinity, which JSON.stringify would store as `null`. A plain walk without
  * allocations: measured at under a tenth of JSON.parse's own time on the same body, and far
- * below a microsecond on a typical read. Recursive (fast); a body nested deeper than the
- * stack is refused as "nested too deeply", as its serialization would be.
+ * below a microsecond on a typical read. A body nested deeper than MAX_NESTING is refused.
  */
-function allFinite(value: unknown): boolean {
+function allFinite(value: unknown, depth = 0): boolean {
   if (typeof value === "number") return Number.isFinite(value);
   if (typeof value !== "object" || value === null) return true;
+  if (depth === MAX_NESTING) throw invalidArgument("The request body is nested too deeply.");
   if (Array.isArray(value)) {
-    for (const item of value) if (!allFinite(item)) return false;
+    for (const item of value) if (!allFinite(item, depth + 1)) return false;
     return true;
   }
-  for (const key in value) if (!allFinite((value as Record<string, unknown>)[key])) return false;
+  for (const key in value) if (!allFinite((value as Record<string, unknown>)[key], depth + 1)) return false;
   return true;
 }
 

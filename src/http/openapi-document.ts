@@ -69,7 +69,10 @@ const ERROR_RESPONSES: readonly {
     name: "RateLimited",
     http: 429,
     statuses: ["RESOURCE_EXHAUSTED"],
-    description: "RESOURCE_EXHAUSTED: the API key's rate limit is spent; retry after `Retry-After` seconds.",
+    description:
+      "RESOURCE_EXHAUSTED: a rate limit is spent (the API key's, or failed authentications from this address " +
+      "or for this key): retry after `Retry-After` seconds. Or a workspace quota (`COLLABD_QUOTA_*`) would be " +
+      "exceeded: no `Retry-After`, since waiting does not help; nothing was written, delete data first.",
     example: { status: "RESOURCE_EXHAUSTED", message: "Rate limit exceeded; retry after 2 s." },
   },
   {
@@ -83,7 +86,9 @@ const ERROR_RESPONSES: readonly {
     name: "Unavailable",
     http: 503,
     statuses: ["UNAVAILABLE"],
-    description: "UNAVAILABLE: the database is unreachable or the service is shutting down.",
+    description:
+      "UNAVAILABLE: the database is unreachable or did not answer within the statement timeout, writes fail " +
+      "for want of storage (a full disk), or the service is shutting down. Nothing was acknowledged; retry.",
     example: { status: "UNAVAILABLE", message: "The service is temporarily unavailable." },
   },
 ];
@@ -177,7 +182,8 @@ export function openApiDocument(operations: readonly Operation[]): Json {
           schema: { type: "string" },
         },
         RetryAfter: {
-          description: "Seconds to wait before the API key has budget again.",
+          description:
+            "Seconds to wait before the budget is back; sent with rate limits, not with quota refusals.",
           schema: { type: "integer", minimum: 1 },
         },
       },

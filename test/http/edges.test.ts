@@ -148,6 +148,24 @@ forEachDialect(
       expect(stored.entityData).toEqual({ n: 1.5e300, tiny: 0, text: "a:1e999, [9e9999" });
     });
 
+    it("refuses a free-form value nested more than 64 levels deep with INVALID_ARGUMENT", async () => {
+      const res = await post(
+        "/v2/activities/add",
+        `{"data":{"organizationId":"deep","documentId":"d","activities":[${JSON.stringify(
+          comment({ entityData: 0 }),
+        ).replace('"entityData":0', `"entityData":${"[".repeat(62)}${"]".repeat(62)}`)}]}}`,
+      );
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe("The request body is nested too deeply.");
+      const ok = await post(
+        "/v2/activities/add",
+        `{"data":{"organizationId":"deep","documentId":"d","activities":[${JSON.stringify(
+          comment({ entityData: 0 }),
+        ).replace('"entityData":0', `"entityData":${"[".repeat(60)}${"]".repeat(60)}`)}]}}`,
+      );
+      expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    });
+
     it("refuses a free-form value nested deeper than the stack with INVALID_ARGUMENT", async () => {
       const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
       const activity = JSON.stringify(comment({ entityData: 0 })).replace(

@@ -24,7 +24,10 @@ export class ContractChecker {
     const where = `${method} ${path} → ${status}`;
     const out: string[] = [];
     if (!headers.get("x-request-id")) out.push(`${where}: no x-request-id header`);
-    if (status === 429 && !headers.get("retry-after")) out.push(`${where}: 429 without Retry-After`);
+    // A rate limit says when to come back; a quota refusal does not (waiting does not help).
+    const quota = /^Quota exceeded/.test((body as { error?: { message?: string } })?.error?.message ?? "");
+    if (status === 429 && !quota && !headers.get("retry-after"))
+      out.push(`${where}: 429 without Retry-After`);
     const pointer = this.responsePointer(method, path, status);
     if (pointer === undefined) return out;
     if (pointer === null) return [...out, `${where}: status ${status} is not documented for this operation`];

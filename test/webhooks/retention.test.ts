@@ -69,6 +69,13 @@ forEachDialect(
         attempts: { httpStatus: number | null; error: string | null }[];
       }[];
       expect(JSON.stringify(log)).not.toContain(secret);
+      // With payloads asked for, an erased delivery shows none (its stored payload is empty).
+      const withPayloads = (await t.deliveries({ includePayload: true })).body.result.data as {
+        webhookId: string;
+        payload?: unknown;
+      }[];
+      expect(JSON.stringify(withPayloads)).not.toContain(secret);
+      expect(withPayloads.filter((d) => d.payload === undefined)).toHaveLength(2);
       const pending = before.find((d) => d.status === "pending")!.webhookId;
       const cancelled = log.find((d) => d.webhookId === pending)!;
       // Metadata stays: status code, counts and times; the receiver's echo goes.

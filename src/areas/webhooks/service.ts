@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
-import type { WebhookDeliveryRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { pageBounds } from "../../lib/bounds.js";
+import { toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { isPostgresExecutor } from "../../webhooks/dialect.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
@@ -13,6 +13,7 @@ import {
   writeSettings,
 } from "../../webhooks/settings.js";
 import type { DeliveryViewType, GetDeliveriesInput, WebhookConfigViewType } from "./schemas.js";
+import type { LoggedDelivery } from "./store.js";
 import * as store from "./store.js";
 import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
 
@@ -125,9 +126,9 @@ export interface DeliveryPage {
 
 /** The delivery log, newest first, keyset-paged like every list (DESIGN §4). */
 export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promise<DeliveryPage> {
-  const limit = listLimit(input.pageSize);
+  const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
-  const query = { ...rest, pageSize: limit };
+  const query = { ...rest, pageSize: bounds.limit };
   const now = ctx.clock.now();
   const after = pageToken
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now))
@@ -141,7 +142,8 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
       ...(input.deliveryIds ? { ids: input.deliveryIds } : {}),
     },
     after,
-    limit,
+    bounds,
+    input.includePayload === true,
   );
   const attempts = await store.attemptsOf(
     ctx.db,
@@ -161,18 +163,13 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
           httpStatus: a.http_status,
           error: a.error,
         })),
-        input.includePayload === true,
       ),
     ),
     pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, now) : "",
   };
 }
 
-function toView(
-  row: WebhookDeliveryRow,
-  attempts: DeliveryViewType["attempts"],
-  withPayload: boolean,
-): DeliveryViewType {
+function toView(row: LoggedDelivery, attempts: DeliveryViewType["attempts"]): DeliveryViewType {
   const view: DeliveryViewType = {
     webhookId: row.id,
     eventId: row.event_id,
@@ -189,8 +186,8 @@ function toView(
     updatedAt: Number(row.updated_at),
     attempts,
   };
-  // Opt-in: payloads can be large (entity snapshots), and most list reads only need the status.
-  if (withPayload) view.payload = JSON.parse(row.payload);
+  // Opt-in (read only when asked: payloads can be large); none once erased with its record.
+  if (row.payload) view.payload = JSON.parse(row.payload);
   return view;
 }
 

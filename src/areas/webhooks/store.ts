@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables, WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
+import { fillPage } from "../../lib/paging.js";
 import { ERASED } from "../../webhooks/history.js";
 
 type Db = Kysely<Tables>;
@@ -13,29 +14,65 @@ export interface DeliveryFilter {
 
 export type DeliveryKey = readonly [createdAt: number, id: string];
 
-/** One page of the delivery log, newest first, keyset on (created_at, id). */
+/** Every column but the payload: what a log page reads unless the payload was asked for. */
+const LOG_COLUMNS = [
+  "workspace_id",
+  "id",
+  "event_id",
+  "event",
+  "kind",
+  "url",
+  "status",
+  "step",
+  "attempts",
+  "next_attempt_at",
+  "claim",
+  "last_http_status",
+  "last_error",
+  "created_at",
+  "updated_at",
+] as const;
+
+export type LoggedDelivery = Omit<WebhookDeliveryRow, "payload"> & { payload?: string };
+
+/**
+ * One page of the delivery log, newest first, keyset on (created_at, id). With payloads a
+ * page stops at the page budget like every list (lib/paging.ts fillPage), so up to 1000
+ * payloads of the largest record size are never read or sent at once (issue #15).
+ */
 export async function listDeliveries(
   db: Db,
   filter: DeliveryFilter,
   after: DeliveryKey | null,
-  limit: number,
-): Promise<{ rows: WebhookDeliveryRow[]; next: DeliveryKey | null }> {
-  let query = db.selectFrom("webhook_deliveries").selectAll().where("workspace_id", "=", filter.workspaceId);
-  if (filter.status !== undefined) query = query.where("status", "=", filter.status);
-  if (filter.event !== undefined) query = query.where("event", "=", filter.event);
-  if (filter.ids) query = query.where("id", "in", [...filter.ids]);
-  if (after) {
-    query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(after[0], after[1])));
-  }
-  const rows = await query
-    .orderBy("created_at", "desc")
-    .orderBy("id", "desc")
-    .limit(limit + 1)
-    .execute();
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
-  return { rows: page, next: more && last ? [Number(last.created_at), last.id] : null };
+  bounds: { readonly limit: number; readonly budget: number; readonly chunkRows: number },
+  withPayload: boolean,
+): Promise<{ rows: LoggedDelivery[]; next: DeliveryKey | null }> {
+  const fetch = (cursor: DeliveryKey | null, rows: number): Promise<LoggedDelivery[]> => {
+    let query = db
+      .selectFrom("webhook_deliveries")
+      .select(withPayload ? [...LOG_COLUMNS, "payload"] : [...LOG_COLUMNS])
+      .where("workspace_id", "=", filter.workspaceId);
+    if (filter.status !== undefined) query = query.where("status", "=", filter.status);
+    if (filter.event !== undefined) query = query.where("event", "=", filter.event);
+    if (filter.ids) query = query.where("id", "in", [...filter.ids]);
+    if (cursor) {
+      query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor[0], cursor[1])));
+    }
+    return query.orderBy("created_at", "desc").orderBy("id", "desc").limit(rows).execute();
+  };
+  // fillPage keeps the texts it measured, in order: the page is the first rows it kept.
+  const seen: LoggedDelivery[] = [];
+  const page = await fillPage({
+    ...bounds,
+    after,
+    fetch,
+    key: (row) => [Number(row.created_at), row.id] as const,
+    text: (row) => {
+      seen.push(row);
+      return row.payload ?? "";
+    },
+  });
+  return { rows: seen.slice(0, page.records.length), next: page.next };
 }
 
 export async function attemptsOf(
