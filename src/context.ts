@@ -40,7 +40,8 @@ export interface Ctx {
   /**
    * Runs `work` in a write transaction and resolves once it is durable. On SQLite
    * concurrent callers share one commit (group commit); keep only database work inside.
-   * `rows` (default 1): about how many rows `work` writes, which bounds a group commit.
+   * `rows` (default 1): about how many rows `work` writes, which bounds a group commit;
+   * RUNS_ALONE (db/group-commit.ts) when it is not known up front.
    */
   readonly write: <T>(work: (trx: Kysely<Tables>) => Promise<T>, rows?: number) => Promise<T>;
   readonly clock: Clock;

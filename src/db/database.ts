@@ -1,11 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { Kysely, type LogEvent, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, type LogEvent, Migrator, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
 import { type CacheSize, sharedCacheSizes } from "./byte-lru.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, sqliteTransaction, type Work } from "./group-commit.js";
+import { SchemaScopedPostgresDialect } from "./introspection.js";
 import { migrations } from "./migrations/index.js";
 import { type DatabaseMonitor, monitorSlot } from "./monitor.js";
 import { PreparedStatements } from "./prepared-pool.js";
@@ -235,7 +236,7 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   });
   const prepared = new PreparedStatements(pool, options.namedPerConnection);
   const db = new Kysely<Tables>({
-    dialect: new PostgresDialect({ pool: prepared.kyselyPool() }),
+    dialect: new SchemaScopedPostgresDialect({ pool: prepared.kyselyPool() }),
     plugins: [literalLimits],
     log: kyselyLog(options),
   });

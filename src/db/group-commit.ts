@@ -22,6 +22,12 @@ export const GROUP_COMMIT_MAX_JOBS = 256;
  */
 export const GROUP_COMMIT_MAX_ROWS = 2000;
 
+/**
+ * The row count of a write whose size is not known up front (a delete by filter, a subtree
+ * move): as large as a batch may be, so the write runs in a batch of its own.
+ */
+export const RUNS_ALONE = Number.POSITIVE_INFINITY;
+
 export interface GroupCommitOptions {
   readonly maxJobs?: number;
   readonly maxRows?: number;
@@ -92,7 +98,7 @@ export class GroupCommit {
       this.stats.jobs += batch.length;
       this.monitor?.current.groupCommit?.(
         batch.length,
-        batch.reduce((sum, job) => sum + job.rows, 0),
+        batch.reduce((sum, job) => sum + (Number.isFinite(job.rows) ? job.rows : this.maxRows), 0),
         (performance.now() - started) / 1000,
       );
     } catch (error) {

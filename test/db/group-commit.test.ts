@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { GroupCommit } from "../../src/db/group-commit.js";
+import { GroupCommit, RUNS_ALONE } from "../../src/db/group-commit.js";
 import { monitorSlot } from "../../src/db/monitor.js";
 import { migratedScratch } from "../support/scratch.js";
 
@@ -77,13 +77,13 @@ describe("group commit [sqlite]", () => {
     expect(answered).toEqual([1, 2]);
   });
 
-  it("bounds a batch in rows as well as jobs; a job larger than the bound runs alone", async () => {
+  it("bounds a batch in rows as well as jobs; a job larger than the bound, or of unknown size, runs alone", async () => {
     const { db } = await open();
     const batches: { jobs: number; rows: number }[] = [];
     const slot = monitorSlot();
     slot.current = { groupCommit: (jobs, rows) => batches.push({ jobs, rows }) };
     const group = new GroupCommit(db, null, { maxJobs: 3, maxRows: 10, monitor: slot });
-    const weights = [4, 4, 4, 4, 30, 1, 1, 1, 1, 1];
+    const weights = [4, 4, 4, 4, 30, 1, RUNS_ALONE, 1, 1, 1, 1];
     await Promise.all(
       weights.map((rows, n) =>
         group.run((trx) => trx.insertInto("auth_tokens").values(token(n)).execute(), rows),
@@ -93,8 +93,10 @@ describe("group commit [sqlite]", () => {
       { jobs: 2, rows: 8 },
       { jobs: 2, rows: 8 },
       { jobs: 1, rows: 30 },
+      { jobs: 1, rows: 1 },
+      { jobs: 1, rows: 10 },
       { jobs: 3, rows: 3 },
-      { jobs: 2, rows: 2 },
+      { jobs: 1, rows: 1 },
     ]);
     expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(weights.length);
   });

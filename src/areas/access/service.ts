@@ -75,6 +75,9 @@ type UserGrants = {
  * With folderIds or documentIds only those resources (and the organization) are listed.
  * Expired grants are not listed: they no longer count.
  */
+/** Grants one permissions get may list (about 100 bytes each as JSON). */
+export const MAX_LISTED_GRANTS = 10_000;
+
 export async function getPermissions(
   ctx: Ctx,
   input: GetPermissionsInput,
@@ -94,7 +97,15 @@ export async function getPermissions(
     input.userIds,
     ctx.clock.now(),
     resources,
+    MAX_LISTED_GRANTS + 1,
   );
+  // Bounded like every answer (issue #15): a user may hold a grant on each of a million folders.
+  if (rows.length > MAX_LISTED_GRANTS) {
+    throw invalidArgument(
+      `More than ${MAX_LISTED_GRANTS} live grants match; name fewer data.userIds, or narrow with folderIds or documentIds.`,
+      [{ field: "data.userIds", message: `At most ${MAX_LISTED_GRANTS} grants per answer.` }],
+    );
+  }
   const out: Record<string, UserGrants> = Object.fromEntries(input.userIds.map((id) => [id, {}]));
   const group = { organization: "organization", folder: "folders", document: "documents" } as const;
   for (const row of rows) {

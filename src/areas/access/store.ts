@@ -87,7 +87,8 @@ export async function liveGrantsOfUsers(
   organizationId: string,
   userIds: readonly string[],
   now: number,
-  resources?: readonly ResourceRef[],
+  resources: readonly ResourceRef[] | undefined,
+  limit: number,
 ): Promise<AccessGrantRow[]> {
   let query = db
     .selectFrom("access_grants")
@@ -101,7 +102,12 @@ export async function liveGrantsOfUsers(
       eb.or(resources.map((r) => eb.and([eb("resource_type", "=", r.type), eb("resource_id", "=", r.id)]))),
     );
   }
-  const rows = await query.orderBy("user_id").orderBy("resource_type").orderBy("resource_id").execute();
+  const rows = await query
+    .orderBy("user_id")
+    .orderBy("resource_type")
+    .orderBy("resource_id")
+    .limit(limit)
+    .execute();
   return rows.map((row) => ({ ...row, expires_at: row.expires_at === null ? null : Number(row.expires_at) }));
 }
 
@@ -118,13 +124,16 @@ export async function usersGrantedAny(
   if (resources.length === 0) return granted;
   // Chunks keep each statement inside both dialects' parameter limits (an update may name many users).
   for (let i = 0; i < userIds.length; i += 500) {
+    const users = userIds.slice(i, i + 500);
+    // At most one live grant per user and resource: the limit never cuts.
     const rows = await liveGrantsOfUsers(
       db,
       workspaceId,
       organizationId,
-      userIds.slice(i, i + 500),
+      users,
       now,
       resources,
+      users.length * resources.length,
     );
     for (const row of rows) granted.add(row.user_id);
   }

@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context.js";
+import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
@@ -180,7 +181,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       now: ctx.clock.now(),
     });
     return ids;
-  });
+  }, input.activityIds?.length ?? RUNS_ALONE);
   if (!input.activityIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(

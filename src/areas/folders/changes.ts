@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context.js";
+import { RUNS_ALONE } from "../../db/group-commit.js";
 import { notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { deleteGrantsOn } from "../access/store.js";
@@ -69,7 +70,7 @@ export async function updateFolder(ctx: Ctx, input: UpdateFolderInput): Promise<
     });
     await checkQuotas(trx, ctx);
     return toFolder(await requireFolder(trx, ws, org, folder.folderId), { apiKey: ws, organizationId: org });
-  });
+  }, RUNS_ALONE);
 }
 
 /**
@@ -86,5 +87,5 @@ export async function deleteFolder(ctx: Ctx, input: DeleteFolderInput): Promise<
     const deleted = await subtree.deleteSubtree(trx, ws, org, folder.path);
     await deleteGrantsOn(trx, ws, org, "folder", deleted);
     return { deletedCount: deleted.length };
-  });
+  }, RUNS_ALONE);
 }

@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context.js";
+import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
@@ -116,7 +117,10 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
       { field: "data", message: "At least one of documentId, userId or notificationIds is required." },
     ]);
   }
-  const deleted = await ctx.write((trx) => store.deleteNotifications(trx, scopeOf(ctx, input)));
+  const deleted = await ctx.write(
+    (trx) => store.deleteNotifications(trx, scopeOf(ctx, input)),
+    input.notificationIds?.length ?? RUNS_ALONE,
+  );
   if (!input.notificationIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(

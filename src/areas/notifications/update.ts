@@ -114,7 +114,7 @@ export async function updateNotifications(
     }
     await checkQuotas(trx, ctx);
     return results;
-  });
+  }, patches.length);
 }
 
 function storedScope(record: NotificationRecord) {

@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context.js";
+import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
@@ -122,7 +123,7 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
       now: ctx.clock.now(),
     });
     return ids;
-  });
+  }, input.recordingIds?.length ?? RUNS_ALONE);
   if (!input.recordingIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return Object.fromEntries(

@@ -151,7 +151,11 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     page.rows.map((r) => r.id),
   );
   const byDelivery = new Map<string, typeof attempts>();
-  for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
+  for (const a of attempts) {
+    const list = byDelivery.get(a.delivery_id);
+    if (list) list.push(a);
+    else byDelivery.set(a.delivery_id, [a]);
+  }
   return {
     deliveries: page.rows.map((row) =>
       toView(
