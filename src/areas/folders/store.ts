@@ -199,10 +199,9 @@ export async function measureLevels(
 
 /**
  * Inserts new folders; the caller holds the organization lock and allocated their path
- * keys. Statements hold at most 400 rows (12 parameters a row stays far below either
- * dialect's limit) and about 1 MB of ancestors, serialized statement by statement: 1000
- * deep folders with long ids carry ~26 MB, and the event loop gets a turn between such
- * statements (issue #15).
+ * keys. Rows are serialized in chunks of at most 400 rows and about 1 MB of ancestors (1000
+ * deep folders with long ids carry ~26 MB), each written in statements of the fixed batch
+ * sizes (db/batches.ts), and the event loop gets a turn between chunks (issue #15).
  */
 export async function insertFolders(
   db: Db,
