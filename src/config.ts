@@ -110,7 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateUrls: boolean(env, "COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS", false),
     rateLimitPerMinute: integer(env, "COLLABD_RATE_LIMIT_PER_MIN", 10_000, 0, 1_000_000_000),
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    logLevel: optional(env, "COLLABD_LOG_LEVEL") ?? "info",
+    logLevel: oneOf(env, "COLLABD_LOG_LEVEL", LOG_LEVELS, "info"),
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
     quotas: Object.freeze({
       records: integer(env, "COLLABD_QUOTA_RECORDS", 10_000_000, 0, Number.MAX_SAFE_INTEGER),
@@ -212,6 +212,17 @@ function checkPostgresUrl(url: string): void {
       `COLLABD_DATABASE_URL has a malformed %-escape in its user, password or database name; ${expected}.`,
     );
   }
+}
+
+/** pino's levels: anything else made the logger throw at start, past the configuration check. */
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+function oneOf(env: Env, name: string, values: readonly string[], fallback: string): string {
+  const raw = optional(env, name);
+  if (raw === null) return fallback;
+  if (!values.includes(raw))
+    throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}".`);
+  return raw;
 }
 
 function optional(env: Env, name: string): string | null {

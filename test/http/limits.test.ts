@@ -84,6 +84,13 @@ describe("transport configuration", () => {
     ).toThrow(ConfigError);
     expect(() => loadConfig({ COLLABD_MAX_CONNECTIONS_PER_ADDRESS: "-1" })).toThrow(ConfigError);
   });
+
+  it("refuses a log level pino does not know, naming the choices", () => {
+    expect(() => loadConfig({ COLLABD_LOG_LEVEL: "verbose" })).toThrow(
+      /COLLABD_LOG_LEVEL must be one of fatal/,
+    );
+    expect(loadConfig({ COLLABD_LOG_LEVEL: "debug" }).logLevel).toBe("debug");
+  });
 });
 
 describe("parseJson", () => {
