@@ -71,7 +71,7 @@ export async function ensureConfigRow(
   key: Buffer,
   workspaceId: string,
   now: number,
-  options: { forUpdate?: boolean; postgres?: boolean } = {},
+  options: { forUpdate?: boolean } = {},
 ): Promise<WebhookConfigRow> {
   await db
     .insertInto("webhook_configs")
@@ -94,8 +94,17 @@ export async function ensureConfigRow(
     .onConflict((oc) => oc.column("workspace_id").doNothing())
     .execute();
   let query = db.selectFrom("webhook_configs").selectAll().where("workspace_id", "=", workspaceId);
-  if (options.forUpdate && options.postgres) query = query.forUpdate();
+  if (options.forUpdate && isPostgresExecutor(db)) query = query.forUpdate();
   return query.executeTakeFirstOrThrow();
+}
+
+/** The workspace's configuration row if it has one yet (a pure read: see ensureConfigRow). */
+export async function findConfigRow(db: Db, workspaceId: string): Promise<WebhookConfigRow | undefined> {
+  return db
+    .selectFrom("webhook_configs")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
 }
 
 export async function writeSettings(
@@ -138,8 +147,7 @@ export async function rotateSigningSecret(
   graceMs: number,
 ): Promise<SigningSecrets> {
   return db.transaction().execute(async (trx) => {
-    const postgres = isPostgresExecutor(trx);
-    const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true, postgres });
+    const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true });
     const old = unseal(key, binding(workspaceId, "signing_secret"), row.signing_secret);
     const fresh = newSigningSecret();
     const keepOld = graceMs > 0;

@@ -1,8 +1,8 @@
-import type { Kysely } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
-import type { DocumentRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { DocumentRow } from "../../db/tables.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 export async function findDocument(
   db: Db,
@@ -38,7 +38,7 @@ export async function existingDocumentIds(
   return new Set(rows.map((r) => r.id));
 }
 
-export async function insertDocuments(db: Db, rows: readonly DocumentRow[]): Promise<void> {
+export async function insertDocuments(db: WriteTx, rows: readonly DocumentRow[]): Promise<void> {
   // Few distinct texts (db/batches.ts).
   for (const part of fixedBatches(rows)) await db.insertInto("documents").values(part).execute();
 }

@@ -1,7 +1,6 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
-import type { Tables } from "../../db/tables.js";
+import type { Readable } from "../../db/handles.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { fillPage } from "../../lib/paging.js";
@@ -34,7 +33,7 @@ export interface FlatPage {
  */
 export async function flatPage(
   ctx: Ctx,
-  db: Kysely<Tables>,
+  db: Readable,
   input: GetFoldersInput,
   owner: Owner,
 ): Promise<FlatPage> {

@@ -1,10 +1,11 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { type Kysely, sql } from "kysely";
+import { sql } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
-import type { FolderRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { FolderRow } from "../../db/tables.js";
 import { type AccessType, subtreeRange } from "./paths.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 /** A folder as the tree code sees it: its place in the tree, its effective access. */
 export interface FolderNode {
@@ -205,7 +206,7 @@ export async function measureLevels(
  * statements (issue #15).
  */
 export async function insertFolders(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   nodes: readonly FolderNode[],

@@ -1,6 +1,5 @@
-import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
-import type { Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { listLimit } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
@@ -21,7 +20,7 @@ export interface OrganizationItemOutcome {
  * transaction; another workspace's organization is absent here, never forbidden.
  */
 export async function requireOrganization(
-  db: Kysely<Tables>,
+  db: Readable,
   workspaceId: string,
   organizationId: string,
 ): Promise<store.Organization> {
@@ -35,7 +34,7 @@ export async function requireOrganization(
  * folder and document add). Idempotent, so concurrent requests both succeed.
  */
 export async function ensureOrganization(
-  db: Kysely<Tables>,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   now: number,

@@ -1,7 +1,7 @@
-import type { Kysely } from "kysely";
-import type { OrganizationRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { OrganizationRow } from "../../db/tables.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 /** An organization as the API shows it (DESIGN §3: ids are scoped inside a workspace). */
 export interface Organization {
@@ -38,7 +38,7 @@ export async function findOrganization(
 
 /** Inserts the organizations that do not exist yet; returns the ids that were inserted. */
 export async function insertOrganizations(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizations: readonly { organizationId: string; organizationName?: string | undefined }[],
   now: number,
@@ -69,7 +69,7 @@ export async function insertOrganizations(
  * organization run one at a time and every read after it sees the current tree.
  */
 export async function lockOrganization(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   keys = 0,

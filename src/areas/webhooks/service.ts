@@ -3,10 +3,10 @@ import type { WebhookDeliveryRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { listLimit, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { isPostgresExecutor } from "../../webhooks/dialect.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
   ensureConfigRow,
+  findConfigRow,
   secretsFromRow,
   settingsFromRow,
   type WebhookSettings,
@@ -48,12 +48,9 @@ export async function updateConfig(
     waitMs: Math.min(CONFIG_LOOKUP_WAIT_MS, ctx.config.webhookDnsTimeoutMs),
   });
   const key = ctx.keys.atRest;
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
     const now = ctx.clock.now();
-    const row = await ensureConfigRow(trx, key, ctx.workspace.id, now, {
-      forUpdate: true,
-      postgres: isPostgresExecutor(trx),
-    });
+    const row = await ensureConfigRow(trx, key, ctx.workspace.id, now, { forUpdate: true });
     const merged = merge(settingsFromRow(row, key), patch);
     if (merged.encryptData && !merged.publicKey) {
       throw invalidArgument(INVALID_CONFIG, [
@@ -91,7 +88,10 @@ function merge(stored: WebhookSettings, patch: ConfigPatch): WebhookSettings {
 export async function getConfig(ctx: Ctx): Promise<WebhookConfigViewType> {
   const key = ctx.keys.atRest;
   const now = ctx.clock.now();
-  const row = await ensureConfigRow(ctx.db, key, ctx.workspace.id, now);
+  // The row exists after the first call: read it without waiting behind writes, and write only the first time.
+  const row =
+    (await findConfigRow(ctx.reader, ctx.workspace.id)) ??
+    (await ctx.write((trx) => ensureConfigRow(trx, key, ctx.workspace.id, now)));
   const settings = settingsFromRow(row, key);
   const secrets = secretsFromRow(row, key);
   const config: WebhookConfigViewType["webhookServiceConfig"] = {
@@ -133,7 +133,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now))
     : null;
   const page = await store.listDeliveries(
-    ctx.db,
+    ctx.reader,
     {
       workspaceId: ctx.workspace.id,
       ...(input.status ? { status: input.status } : {}),
@@ -144,7 +144,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     limit,
   );
   const attempts = await store.attemptsOf(
-    ctx.db,
+    ctx.reader,
     ctx.workspace.id,
     page.rows.map((r) => r.id),
   );
@@ -205,13 +205,13 @@ export async function retryDeliveries(
   ids: readonly string[],
 ): Promise<Record<string, ItemOutcome>> {
   const unique = [...new Set(ids)];
-  const { requeued, statuses } = await ctx.db.transaction().execute(async (trx) => {
+  const { requeued, statuses } = await ctx.write(async (trx) => {
     const requeued = new Set(await store.requeue(trx, ctx.workspace.id, unique, ctx.clock.now()));
     await checkQuotas(trx, ctx);
     const statuses = await store.deliveryStatuses(trx, ctx.workspace.id, unique);
     if (requeued.size > 0) await notifyOutbox(trx);
     return { requeued, statuses };
-  });
+  }, unique.length);
   return Object.fromEntries(
     unique.map((id): [string, ItemOutcome] => {
       if (requeued.has(id)) return [id, { success: true, message: "Delivery queued for retry." }];

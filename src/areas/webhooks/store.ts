@@ -1,8 +1,9 @@
-import { type Kysely, sql } from "kysely";
-import type { Tables, WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
+import { sql } from "kysely";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
 import { ERASED } from "../../webhooks/history.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 export interface DeliveryFilter {
   readonly workspaceId: string;
@@ -74,7 +75,7 @@ export async function deliveryStatuses(
  * its worker. Returns the ids that were requeued.
  */
 export async function requeue(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   ids: readonly string[],
   now: number,
