@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Tables, WebhookConfigRow } from "../db/tables.js";
-import { isPostgresExecutor } from "./dialect.js";
+import { lockedForUpdate, transaction } from "../db/transactions.js";
 import { binding, seal, unseal } from "./sealed.js";
 import { newSigningSecret } from "./signing.js";
 
@@ -93,9 +93,8 @@ export async function ensureConfigRow(
     })
     .onConflict((oc) => oc.column("workspace_id").doNothing())
     .execute();
-  let query = db.selectFrom("webhook_configs").selectAll().where("workspace_id", "=", workspaceId);
-  if (options.forUpdate && isPostgresExecutor(db)) query = query.forUpdate();
-  return query.executeTakeFirstOrThrow();
+  const query = db.selectFrom("webhook_configs").selectAll().where("workspace_id", "=", workspaceId);
+  return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirstOrThrow();
 }
 
 /** The workspace's configuration row if it has one yet (a pure read: see ensureConfigRow). */
@@ -146,7 +145,7 @@ export async function rotateSigningSecret(
   now: number,
   graceMs: number,
 ): Promise<SigningSecrets> {
-  return db.transaction().execute(async (trx) => {
+  return transaction(db, async (trx) => {
     const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true });
     const old = unseal(key, binding(workspaceId, "signing_secret"), row.signing_secret);
     const fresh = newSigningSecret();
