@@ -1,6 +1,6 @@
 import type { Readable } from "../../db/handles.js";
-import { resolvePlacement } from "../documents/placement.js";
-import { findDocument } from "../documents/store.js";
+import { findDocument } from "../hierarchy/documents.js";
+import { resolvePlacement } from "../hierarchy/placement.js";
 import { type ResourceRef, usersGrantedAny } from "./store.js";
 
 type Db = Readable;

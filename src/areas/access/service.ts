@@ -3,9 +3,9 @@ import type { Readable } from "../../db/handles.js";
 import type { AccessGrantRow } from "../../db/tables.js";
 import { ApiError, invalidArgument } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { existingDocumentIds } from "../documents/store.js";
-import { findFolders } from "../folders/store.js";
-import { requireOrganization } from "../organizations/service.js";
+import { existingDocumentIds } from "../hierarchy/documents.js";
+import { findFolders } from "../hierarchy/folders.js";
+import { requireOrganization } from "../hierarchy/organizations.js";
 import type { AddPermissionsInput, GetPermissionsInput, RemovePermissionsInput } from "./schemas.js";
 import * as store from "./store.js";
 

@@ -3,10 +3,10 @@ import type { DocumentRow } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { listLimit } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { ROOT } from "../folders/paths.js";
-import { findFolder } from "../folders/store.js";
-import { ensureOrganization, requireOrganization } from "../organizations/service.js";
-import { resolvePlacements } from "./placement.js";
+import { findFolder } from "../hierarchy/folders.js";
+import { ensureOrganization, requireOrganization } from "../hierarchy/organizations.js";
+import { ROOT } from "../hierarchy/paths.js";
+import { resolvePlacements } from "../hierarchy/placement.js";
 import type { AddDocumentsInput, GetDocumentsInput } from "./schemas.js";
 import * as store from "./store.js";
 

@@ -1,42 +1,11 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
+import { normalize } from "../hierarchy/documents.js";
 
 type Db = Readable;
 
-export async function findDocument(
-  db: Db,
-  workspaceId: string,
-  organizationId: string,
-  documentId: string,
-): Promise<DocumentRow | null> {
-  const row = await db
-    .selectFrom("documents")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", documentId)
-    .executeTakeFirst();
-  return row ? normalize(row) : null;
-}
-
-/** The ids among `ids` that already exist in the organization. */
-export async function existingDocumentIds(
-  db: Db,
-  workspaceId: string,
-  organizationId: string,
-  ids: readonly string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("documents")
-    .select("id")
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", [...ids])
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
+export { existingDocumentIds } from "../hierarchy/documents.js";
 
 export async function insertDocuments(db: WriteTx, rows: readonly DocumentRow[]): Promise<void> {
   // Few distinct texts (db/batches.ts).
@@ -76,9 +45,4 @@ export async function listDocuments(
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return { rows: page, next: more ? (page.at(-1)?.id ?? null) : null };
-}
-
-/** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
-function normalize(row: DocumentRow): DocumentRow {
-  return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
 }

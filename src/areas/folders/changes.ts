@@ -1,10 +1,9 @@
 import type { Ctx } from "../../context.js";
 import { notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { deleteGrantsOn } from "../access/store.js";
-import { ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
-import { lockOrganization } from "../organizations/store.js";
-import { ROOT } from "./paths.js";
+import { deleteGrantsOn } from "../hierarchy/grants.js";
+import { lockOrganization, ORGANIZATION_NOT_FOUND } from "../hierarchy/organizations.js";
+import { ROOT } from "../hierarchy/paths.js";
 import { type Folder, toFolder } from "./records.js";
 import type { DeleteFolderInput, UpdateFolderInput } from "./schemas.js";
 import { invalidField, requireAdvancedQueries, requireFolder } from "./service.js";

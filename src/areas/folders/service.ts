@@ -2,10 +2,14 @@ import type { Ctx } from "../../context.js";
 import { type Readable, readSnapshot } from "../../db/handles.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
-import { findOrganization, lockOrganization } from "../organizations/store.js";
+import {
+  ensureOrganization,
+  findOrganization,
+  lockOrganization,
+  ORGANIZATION_NOT_FOUND,
+} from "../hierarchy/organizations.js";
+import { MAX_STORED_DEPTH, ROOT } from "../hierarchy/paths.js";
 import { checkNestedSize, flatPage, MAX_NESTED_FOLDERS, nestBounded, toNodes } from "./listing.js";
-import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
 import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
 import type { Folder } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";

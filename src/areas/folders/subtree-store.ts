@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Readable, WriteTx } from "../../db/handles.js";
-import { type AccessType, KEY_WIDTH, subtreeRange } from "./paths.js";
+import { type AccessType, KEY_WIDTH, subtreeRange } from "../hierarchy/paths.js";
 
 type Db = Readable;
 

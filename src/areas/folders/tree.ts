@@ -8,7 +8,7 @@ import {
   ROOT,
   ROOT_ACCESS,
   subtreeRange,
-} from "./paths.js";
+} from "../hierarchy/paths.js";
 import { tooDeep } from "./plan.js";
 import type { FolderNode } from "./store.js";
 import * as store from "./store.js";

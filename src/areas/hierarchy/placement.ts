@@ -1,7 +1,7 @@
 import type { Readable } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
-import { type AccessType, ROOT, ROOT_ACCESS } from "../folders/paths.js";
-import { type FolderNode, findFolders } from "../folders/store.js";
+import { type AccessType, ROOT, ROOT_ACCESS } from "../hierarchy/paths.js";
+import { type FolderNode, findFolders } from "./folders.js";
 
 type Db = Readable;
 
