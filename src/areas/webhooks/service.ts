@@ -1,5 +1,4 @@
 import type { Ctx } from "../../context.js";
-import type { WebhookDeliveryRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { listLimit, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
@@ -152,46 +151,10 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
   for (const a of attempts) byDelivery.set(a.delivery_id, [...(byDelivery.get(a.delivery_id) ?? []), a]);
   return {
     deliveries: page.rows.map((row) =>
-      toView(
-        row,
-        (byDelivery.get(row.id) ?? []).map((a) => ({
-          attempt: a.attempt,
-          startedAt: Number(a.started_at),
-          durationMs: a.duration_ms,
-          httpStatus: a.http_status,
-          error: a.error,
-        })),
-        input.includePayload === true,
-      ),
+      store.rowToDeliveryView(row, byDelivery.get(row.id) ?? [], input.includePayload === true),
     ),
     pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, now) : "",
   };
-}
-
-function toView(
-  row: WebhookDeliveryRow,
-  attempts: DeliveryViewType["attempts"],
-  withPayload: boolean,
-): DeliveryViewType {
-  const view: DeliveryViewType = {
-    webhookId: row.id,
-    eventId: row.event_id,
-    event: row.event,
-    kind: row.kind as DeliveryViewType["kind"],
-    url: row.url,
-    status: row.status as DeliveryViewType["status"],
-    attemptCount: row.attempts,
-    lastHttpStatus: row.last_http_status,
-    lastError: row.last_error,
-    // While claimed, next_attempt_at is the claim's expiry, not a planned attempt.
-    nextAttemptAt: row.status === "pending" ? Number(row.next_attempt_at) : null,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    attempts,
-  };
-  // Opt-in: payloads can be large (entity snapshots), and most list reads only need the status.
-  if (withPayload) view.payload = JSON.parse(row.payload);
-  return view;
 }
 
 export interface ItemOutcome {

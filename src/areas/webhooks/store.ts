@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
 import { ERASED } from "../../webhooks/history.js";
+import type { DeliveryViewType } from "./schemas.js";
 
 type Db = Readable;
 
@@ -92,4 +93,37 @@ export async function requeue(
     .returning("id")
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** A delivery and its attempts as the delivery log shows them (storage names to the API's). */
+export function rowToDeliveryView(
+  row: WebhookDeliveryRow,
+  attempts: readonly WebhookAttemptRow[],
+  withPayload: boolean,
+): DeliveryViewType {
+  const view: DeliveryViewType = {
+    webhookId: row.id,
+    eventId: row.event_id,
+    event: row.event,
+    kind: row.kind as DeliveryViewType["kind"],
+    url: row.url,
+    status: row.status as DeliveryViewType["status"],
+    attemptCount: row.attempts,
+    lastHttpStatus: row.last_http_status,
+    lastError: row.last_error,
+    // While claimed, next_attempt_at is the claim's expiry, not a planned attempt.
+    nextAttemptAt: row.status === "pending" ? Number(row.next_attempt_at) : null,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: Number(a.started_at),
+      durationMs: a.duration_ms,
+      httpStatus: a.http_status,
+      error: a.error,
+    })),
+  };
+  // Opt-in: payloads can be large (entity snapshots), and most list reads only need the status.
+  if (withPayload) view.payload = JSON.parse(row.payload);
+  return view;
 }
