@@ -2,7 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
 import { chargeUsage, releaseUsage } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
@@ -49,7 +49,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
   );
   return {
     records: page.records,
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { DocumentRow } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { listLimit, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { findFolder } from "../hierarchy/folders.js";
 import { ensureOrganization, requireOrganization } from "../hierarchy/organizations.js";
@@ -141,7 +141,7 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
         lastUpdated: row.last_updated,
       };
     }),
-    pageToken: page.next ? ctx.pageTokens.seal(workspaceId, query, [page.next], ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
   };
 }
 

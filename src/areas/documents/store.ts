@@ -1,6 +1,7 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
+import { keysetTail } from "../../lib/paging.js";
 import { normalize } from "../hierarchy/documents.js";
 
 type Db = Readable;
@@ -42,7 +43,5 @@ export async function listDocuments(
       .limit(limit + 1)
       .execute()
   ).map(normalize);
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  return { rows: page, next: more ? (page.at(-1)?.id ?? null) : null };
+  return keysetTail(rows, limit, (last) => last.id);
 }

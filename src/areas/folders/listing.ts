@@ -3,7 +3,7 @@ import type { Ctx } from "../../context.js";
 import type { Readable } from "../../db/handles.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
-import { fillPage } from "../../lib/paging.js";
+import { fillPage, nextPageToken } from "../../lib/paging.js";
 import { type Folder, folderJson, nest, type Owner } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";
 import * as store from "./store.js";
@@ -51,7 +51,7 @@ export async function flatPage(
   });
   return {
     records: page.records,
-    pageToken: page.next === null ? "" : ctx.pageTokens.seal(ws, query, [page.next], ctx.clock.now()),
+    pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
@@ -98,7 +98,7 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, bounds);
   return {
     records: page.records,
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { keysetTail, listLimit, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import type { AddOrganizationsInput, GetOrganizationsInput } from "./schemas.js";
 import * as store from "./store.js";
@@ -68,13 +68,9 @@ export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): 
     after,
     limit,
   });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const page = keysetTail(rows, limit, (last) => [last.organization_id]);
   return {
-    organizations: page.map(store.rowToOrganization),
-    pageToken:
-      rows.length > limit && last
-        ? ctx.pageTokens.seal(ctx.workspace.id, query, [last.organization_id], ctx.clock.now())
-        : "",
+    organizations: page.rows.map(store.rowToOrganization),
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }

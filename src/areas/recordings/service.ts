@@ -2,7 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
@@ -45,7 +45,7 @@ export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promis
   );
   return {
     records: page.records,
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
-import { listLimit, toTimeSortKey } from "../../lib/paging.js";
+import { listLimit, nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
@@ -153,7 +153,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     deliveries: page.rows.map((row) =>
       store.rowToDeliveryView(row, byDelivery.get(row.id) ?? [], input.includePayload === true),
     ),
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, now) : "",
+    pageToken: nextPageToken(ctx, query, page.next, now),
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
+import { keysetTail } from "../../lib/paging.js";
 import { ERASED } from "../../webhooks/history.js";
 import type { DeliveryViewType } from "./schemas.js";
 
@@ -34,10 +35,7 @@ export async function listDeliveries(
     .orderBy("id", "desc")
     .limit(limit + 1)
     .execute();
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
-  return { rows: page, next: more && last ? [Number(last.created_at), last.id] : null };
+  return keysetTail(rows, limit, (last): DeliveryKey => [Number(last.created_at), last.id]);
 }
 
 export async function attemptsOf(
