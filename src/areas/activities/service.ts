@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
 import { chargeUsage, releaseUsage } from "../../quotas/check.js";
@@ -14,11 +15,6 @@ import type {
   NewActivityInput,
 } from "./schemas.js";
 import * as store from "./store.js";
-
-export interface ItemOutcome {
-  readonly success: boolean;
-  readonly message: string;
-}
 
 export interface ActivityPage {
   /** Serialized records, spliced into the response as they are stored. */
@@ -183,14 +179,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
   });
   if (!input.activityIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
-  return Object.fromEntries(
-    input.activityIds.map((id) => [
-      id,
-      gone.has(id)
-        ? { success: true, message: "Activity deleted." }
-        : { success: false, message: "Failed to delete activity." },
-    ]),
-  );
+  return outcomesById(input.activityIds, gone, "Activity deleted.", "Failed to delete activity.");
 }
 
 /** The record as get returns it: SPEC §2.1 order, then the add-only fields that were set. */

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
@@ -119,14 +120,7 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
   const deleted = await ctx.write((trx) => store.deleteNotifications(trx, scopeOf(ctx, input)));
   if (!input.notificationIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
-  return Object.fromEntries(
-    input.notificationIds.map((id) => [
-      id,
-      gone.has(id)
-        ? { success: true, message: "Notification deleted." }
-        : { success: false, message: "Failed to delete notification." },
-    ]),
-  );
+  return outcomesById(input.notificationIds, gone, "Notification deleted.", "Failed to delete notification.");
 }
 
 function scopeOf(

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
@@ -9,11 +10,6 @@ import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
 import * as store from "./store.js";
-
-export interface ItemOutcome {
-  readonly success: boolean;
-  readonly message: string;
-}
 
 export interface RecordingPage {
   /** Serialized records, spliced into the response as they are stored. */
@@ -125,12 +121,5 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
   });
   if (!input.recordingIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
-  return Object.fromEntries(
-    input.recordingIds.map((id) => [
-      id,
-      gone.has(id)
-        ? { success: true, message: "Recording deleted." }
-        : { success: false, message: "Failed to delete recording." },
-    ]),
-  );
+  return outcomesById(input.recordingIds, gone, "Recording deleted.", "Failed to delete recording.");
 }

@@ -1,5 +1,6 @@
 import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
+import type { ItemOutcome } from "../../lib/outcomes.js";
 import { listLimit, nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
@@ -155,11 +156,6 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     ),
     pageToken: nextPageToken(ctx, query, page.next, now),
   };
-}
-
-export interface ItemOutcome {
-  readonly success: boolean;
-  readonly message: string;
 }
 
 /** Attempts deliveries again now, with a fresh schedule; per-id outcomes (SPEC §7.2 style). */
