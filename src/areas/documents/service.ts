@@ -21,19 +21,6 @@ export interface DocumentItemOutcome {
   readonly message: string;
 }
 
-/** A document as get returns it; `accessType` is the effective one at the time of the read. */
-export interface DocumentView {
-  documentId: string;
-  documentName: string;
-  organizationId: string;
-  apiKey: string;
-  folderId: string;
-  accessType: string;
-  inheritAccessFromParent: boolean;
-  createdAt: number;
-  lastUpdated: number;
-}
-
 /**
  * Creates documents in one folder (or at the root) of an existing organization (DESIGN
  * §3, §5). Without `accessType` a document inherits its folder's access, read whenever it
@@ -92,7 +79,7 @@ export async function addDocuments(
 }
 
 export interface DocumentPage {
-  readonly documents: DocumentView[];
+  readonly documents: store.DocumentView[];
   readonly pageToken: string;
 }
 
@@ -127,20 +114,7 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
   );
   const placements = await resolvePlacements(ctx.reader, workspaceId, organizationId, page.rows);
   return {
-    documents: page.rows.map((row) => {
-      const placement = placements.get(row.id)!;
-      return {
-        documentId: row.id,
-        documentName: row.name ?? row.id,
-        organizationId,
-        apiKey: workspaceId,
-        folderId: row.folder_id ?? ROOT,
-        accessType: placement.accessType,
-        inheritAccessFromParent: placement.inheritAccessFromParent,
-        createdAt: row.created_at,
-        lastUpdated: row.last_updated,
-      };
-    }),
+    documents: page.rows.map((row) => store.rowToDocument(row, placements.get(row.id)!)),
     pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
   };
 }

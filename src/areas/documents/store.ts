@@ -3,6 +3,8 @@ import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
 import { keysetTail } from "../../lib/paging.js";
 import { normalize } from "../hierarchy/documents.js";
+import { ROOT } from "../hierarchy/paths.js";
+import type { Placement } from "../hierarchy/placement.js";
 
 type Db = Readable;
 
@@ -44,4 +46,32 @@ export async function listDocuments(
       .execute()
   ).map(normalize);
   return keysetTail(rows, limit, (last) => last.id);
+}
+
+/** A document as get returns it; `accessType` is the effective one at the time of the read. */
+export interface DocumentView {
+  documentId: string;
+  documentName: string;
+  organizationId: string;
+  apiKey: string;
+  folderId: string;
+  accessType: string;
+  inheritAccessFromParent: boolean;
+  createdAt: number;
+  lastUpdated: number;
+}
+
+/** The stored row and its placement (effective access) as get returns them. */
+export function rowToDocument(row: DocumentRow, placement: Placement): DocumentView {
+  return {
+    documentId: row.id,
+    documentName: row.name ?? row.id,
+    organizationId: row.organization_id,
+    apiKey: row.workspace_id,
+    folderId: row.folder_id ?? ROOT,
+    accessType: placement.accessType,
+    inheritAccessFromParent: placement.inheritAccessFromParent,
+    createdAt: row.created_at,
+    lastUpdated: row.last_updated,
+  };
 }
