@@ -3,6 +3,7 @@ import { bootstrap } from "../src/areas/workspaces/service.js";
 import { loadConfig } from "../src/config.js";
 import { type Ctx, contextFor, type Workspace } from "../src/context.js";
 import type { Dialect } from "../src/db/database.js";
+import { asWriteTx, type WriteTx } from "../src/db/handles.js";
 import type { Tables } from "../src/db/tables.js";
 import { ManualClock } from "../src/lib/clock.js";
 import { openServices } from "../src/services.js";
@@ -107,7 +108,6 @@ export async function analyze(seed: SeedContext): Promise<void> {
 function batchContext(ctx: Ctx, trx: Kysely<Tables>): Ctx {
   return {
     ...ctx,
-    db: trx,
-    write: <T>(work: (trx: Kysely<Tables>) => Promise<T>) => work(trx),
+    write: <T>(work: (trx: WriteTx) => Promise<T>) => work(asWriteTx(trx)),
   };
 }

@@ -1,7 +1,6 @@
-import type { Kysely } from "kysely";
 import type { Config } from "./config.js";
 import type { Database } from "./db/database.js";
-import type { Tables } from "./db/tables.js";
+import type { ReadDb, WriteTx } from "./db/handles.js";
 import type { Clock } from "./lib/clock.js";
 import type { IdGenerator } from "./lib/ids.js";
 import type { Keys } from "./lib/keys.js";
@@ -34,16 +33,19 @@ export interface Services {
 export interface Ctx {
   readonly workspace: Workspace;
   readonly requestId: string;
-  readonly db: Kysely<Tables>;
-  /** For pure reads only (list and get operations): never waits behind a write (Database.reader). */
-  readonly reader: Kysely<Tables>;
+  /**
+   * For pure reads (list and get operations) and checks whose staleness is harmless: never
+   * waits behind a write (Database.reader). There is no raw writable handle here: writes,
+   * and reads that decide a write, happen inside `write` (handles.ts).
+   */
+  readonly reader: ReadDb;
   /**
    * Runs `work` in a write transaction and resolves once it is durable. On SQLite
    * concurrent callers share one commit (group commit); keep only database work inside.
    * `rows` (default 1): about how many rows `work` writes, which bounds a group commit;
    * RUNS_ALONE (db/group-commit.ts) when it is not known up front.
    */
-  readonly write: <T>(work: (trx: Kysely<Tables>) => Promise<T>, rows?: number) => Promise<T>;
+  readonly write: <T>(work: (trx: WriteTx) => Promise<T>, rows?: number) => Promise<T>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly pageTokens: PageTokens;
@@ -57,7 +59,6 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
   return {
     workspace,
     requestId,
-    db: services.database.db,
     reader: services.database.reader,
     write: services.database.write,
     clock: services.clock,

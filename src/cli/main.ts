@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { openServices } from "../services.js";
-import { runWebhookCommand } from "../webhooks/cli.js";
 import { runBackupCommand } from "./backup.js";
 import { describeFailure } from "./failure.js";
 import { serve } from "./serve.js";
+import { runWebhookCommand } from "./webhook-commands.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
 const USAGE = `Usage: collabd <command> [options]

@@ -6,6 +6,7 @@ import type pg from "pg";
 import { type CacheSize, sharedCacheSizes } from "./byte-lru.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, sqliteTransaction, type Work } from "./group-commit.js";
+import { asReadDb, asWriteTx, type ReadDb } from "./handles.js";
 import { SchemaScopedPostgresDialect } from "./introspection.js";
 import { migrations } from "./migrations/index.js";
 import { type DatabaseMonitor, monitorSlot } from "./monitor.js";
@@ -22,13 +23,18 @@ const literalLimits = new LiteralLimitPlugin();
 
 /** One store, two dialects: the Kysely handle plus what differs between them. */
 export interface Database {
+  /**
+   * The raw handle, for the process's own work outside requests (migrations, the webhook
+   * worker's bookkeeping, the CLI's bootstrap). Never handed to a service: `Ctx` carries
+   * `reader` and `write` only (handles.ts).
+   */
   readonly db: Kysely<Tables>;
   /**
    * For pure reads on the request path. On a SQLite file it is a second, query-only
    * connection: WAL lets it read the last commit while a group commit is still open on
    * `db`, so a read never queues behind a write. Elsewhere it is `db`.
    */
-  readonly reader: Kysely<Tables>;
+  readonly reader: ReadDb;
   readonly dialect: Dialect;
   /** The SQLite file's directory (null for memory and PostgreSQL): home of a generated secret. */
   readonly dataDir: string | null;
@@ -134,7 +140,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   );
   return {
     db,
-    reader,
+    reader: asReadDb(reader),
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
     storage,
@@ -244,12 +250,12 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   const storage = new StorageHealth(() => db.transaction().execute(probeWork));
   return {
     db,
-    reader: db,
+    reader: asReadDb(db),
     dialect: "postgres",
     dataDir: null,
     storage,
     // Concurrent PostgreSQL transactions already share WAL flushes; each caller gets its own.
-    write: (work) => storage.watch(db.transaction().execute(work)),
+    write: (work) => storage.watch(db.transaction().execute((trx) => work(asWriteTx(trx)))),
     // A PostgreSQL commit is flushed before it becomes visible.
     durable: async () => {},
     externalVersion: () => null,

@@ -1,10 +1,12 @@
 import { type Kysely, sql } from "kysely";
+import { asWriteTx, type WriteTx } from "./handles.js";
 import type { MonitorSlot } from "./monitor.js";
 import { isStorageFault } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
 
 type Db = Kysely<Tables>;
-export type Work<T> = (trx: Db) => Promise<T>;
+/** A write transaction's body: it receives the branded write handle (handles.ts). */
+export type Work<T> = (trx: WriteTx) => Promise<T>;
 
 interface Job {
   readonly work: Work<unknown>;
@@ -156,7 +158,7 @@ export class GroupCommit {
     for (const job of batch) {
       await sql`savepoint job`.execute(trx);
       try {
-        outcomes.push({ ok: true, value: await job.work(trx) });
+        outcomes.push({ ok: true, value: await job.work(asWriteTx(trx)) });
         await sql`release job`.execute(trx);
       } catch (error) {
         // SQLite may have ended the whole transaction itself (SQLITE_FULL, I/O errors): nothing
@@ -200,7 +202,7 @@ export async function sqliteTransaction<T>(conn: Db, work: Work<T>): Promise<T> 
   await sql`begin`.execute(conn);
   let result: T;
   try {
-    result = await work(conn);
+    result = await work(asWriteTx(conn));
     await sql`commit`.execute(conn);
   } catch (error) {
     try {

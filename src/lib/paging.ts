@@ -1,11 +1,41 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
+import type { Ctx } from "../context.js";
 import { invalidArgument } from "../errors.js";
+import type { Cursor } from "./page-token.js";
 
 /** Page size rules of DESIGN §4: default 1000, values above 1000 are treated as 1000. */
 export const MAX_PAGE_SIZE = 1000;
 
 export function listLimit(pageSize: number | undefined): number {
   return Math.min(pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+}
+
+/**
+ * The token that resumes a list after `next`, sealed to the workspace and the query, or
+ * "" on the last page (DESIGN §4). `now` defaults to the clock's.
+ */
+export function nextPageToken(
+  ctx: Pick<Ctx, "workspace" | "pageTokens" | "clock">,
+  query: unknown,
+  next: Cursor | null,
+  now: number = ctx.clock.now(),
+): string {
+  return next === null ? "" : ctx.pageTokens.seal(ctx.workspace.id, query, next, now);
+}
+
+/**
+ * The tail of a keyset query that fetched `limit + 1` rows: the page, and the key of its
+ * last row when the extra row shows that more follow (null on the last page).
+ */
+export function keysetTail<R, K>(
+  rows: R[],
+  limit: number,
+  key: (last: R) => K,
+): { rows: R[]; next: K | null } {
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { rows: page, next: more && last !== undefined ? key(last) : null };
 }
 
 /** The (timestamp, id) position of a keyset walk, as lists ordered by time store it in a page token. */

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Tables } from "../db/tables.js";
-import { bookkeeping } from "./dialect.js";
+import { bookkeeping } from "../db/transactions.js";
 
 type Db = Kysely<Tables>;
 

@@ -1,9 +1,9 @@
 import { EventEmitter } from "node:events";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Ctx } from "../context.js";
 import { fixedBatches } from "../db/batches.js";
 import type { Tables, WebhookDeliveryRow, WebhookEventRow } from "../db/tables.js";
-import { isPostgresExecutor } from "./dialect.js";
+import { notifyOnCommit } from "../db/transactions.js";
 import { buildPayloads, type OutboxEvent } from "./payloads.js";
 
 export type { OutboxEvent } from "./payloads.js";
@@ -93,6 +93,6 @@ export async function emitEvents(
 
 /** Wakes the workers once `trx` commits: NOTIFY on PostgreSQL, plus this process's own. */
 export async function notifyOutbox(trx: Kysely<Tables>): Promise<void> {
-  if (isPostgresExecutor(trx)) await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
+  await notifyOnCommit(trx, OUTBOX_CHANNEL);
   outboxSignal.emit("emitted");
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Tables, WebhookAttemptRow } from "../db/tables.js";
-import { bookkeeping, isPostgresExecutor } from "./dialect.js";
+import { bookkeeping, claimedForUpdate } from "../db/transactions.js";
 import { ERASED } from "./history.js";
 import type { Decision } from "./schedule.js";
 
@@ -51,8 +51,7 @@ export async function claimDue(db: Db, request: ClaimRequest): Promise<ClaimedDe
       .orderBy("next_attempt_at")
       .limit(request.limit * 4);
     if (saturated.length > 0) query = query.where("workspace_id", "not in", saturated);
-    if (isPostgresExecutor(trx)) query = query.forUpdate().skipLocked();
-    const candidates = await query.execute();
+    const candidates = await claimedForUpdate(trx, query).execute();
     const taken = new Map<string, number>();
     const picked: { workspace_id: string; id: string }[] = [];
     for (const row of candidates) {

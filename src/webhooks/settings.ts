@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Tables, WebhookConfigRow } from "../db/tables.js";
-import { isPostgresExecutor } from "./dialect.js";
+import { lockedForUpdate, transaction } from "../db/transactions.js";
 import { binding, seal, unseal } from "./sealed.js";
 import { newSigningSecret } from "./signing.js";
 
@@ -71,7 +71,7 @@ export async function ensureConfigRow(
   key: Buffer,
   workspaceId: string,
   now: number,
-  options: { forUpdate?: boolean; postgres?: boolean } = {},
+  options: { forUpdate?: boolean } = {},
 ): Promise<WebhookConfigRow> {
   await db
     .insertInto("webhook_configs")
@@ -93,9 +93,17 @@ export async function ensureConfigRow(
     })
     .onConflict((oc) => oc.column("workspace_id").doNothing())
     .execute();
-  let query = db.selectFrom("webhook_configs").selectAll().where("workspace_id", "=", workspaceId);
-  if (options.forUpdate && options.postgres) query = query.forUpdate();
-  return query.executeTakeFirstOrThrow();
+  const query = db.selectFrom("webhook_configs").selectAll().where("workspace_id", "=", workspaceId);
+  return (options.forUpdate ? lockedForUpdate(db, query) : query).executeTakeFirstOrThrow();
+}
+
+/** The workspace's configuration row if it has one yet (a pure read: see ensureConfigRow). */
+export async function findConfigRow(db: Db, workspaceId: string): Promise<WebhookConfigRow | undefined> {
+  return db
+    .selectFrom("webhook_configs")
+    .selectAll()
+    .where("workspace_id", "=", workspaceId)
+    .executeTakeFirst();
 }
 
 export async function writeSettings(
@@ -137,9 +145,8 @@ export async function rotateSigningSecret(
   now: number,
   graceMs: number,
 ): Promise<SigningSecrets> {
-  return db.transaction().execute(async (trx) => {
-    const postgres = isPostgresExecutor(trx);
-    const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true, postgres });
+  return transaction(db, async (trx) => {
+    const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true });
     const old = unseal(key, binding(workspaceId, "signing_secret"), row.signing_secret);
     const fresh = newSigningSecret();
     const keepOld = graceMs > 0;

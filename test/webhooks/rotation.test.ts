@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, expect, it } from "vitest";
+import { runWebhookCommand } from "../../src/cli/webhook-commands.js";
 import { ApiError } from "../../src/errors.js";
-import { runWebhookCommand } from "../../src/webhooks/cli.js";
 import { forEachDialect } from "../support/server.js";
 import {
   ALLOW_PRIVATE,

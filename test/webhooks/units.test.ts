@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
+import { parseGrace } from "../../src/cli/webhook-commands.js";
 import { deliveryBody } from "../../src/webhooks/body.js";
-import { parseGrace } from "../../src/webhooks/cli.js";
 import {
   destinationProblem,
   EgressRefused,

@@ -1,10 +1,9 @@
-import type { Kysely } from "kysely";
-import type { Tables } from "../../db/tables.js";
-import { resolvePlacement } from "../documents/placement.js";
-import { findDocument } from "../documents/store.js";
+import type { Readable } from "../../db/handles.js";
+import { findDocument } from "../hierarchy/documents.js";
+import { resolvePlacement } from "../hierarchy/placement.js";
 import { type ResourceRef, usersGrantedAny } from "./store.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 /**
  * The one answer to "which of these users have access to document D" (DESIGN §5): a live

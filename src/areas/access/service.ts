@@ -1,11 +1,11 @@
-import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
-import type { AccessGrantRow, Tables } from "../../db/tables.js";
+import type { Readable } from "../../db/handles.js";
+import type { AccessGrantRow } from "../../db/tables.js";
 import { ApiError, invalidArgument } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { existingDocumentIds } from "../documents/store.js";
-import { findFolders } from "../folders/store.js";
-import { requireOrganization } from "../organizations/service.js";
+import { existingDocumentIds } from "../hierarchy/documents.js";
+import { findFolders } from "../hierarchy/folders.js";
+import { requireOrganization } from "../hierarchy/organizations.js";
 import type { AddPermissionsInput, GetPermissionsInput, RemovePermissionsInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -171,7 +171,7 @@ function byOrganization(resources: readonly Located[]): Map<string, Located[]> {
  * folder or document. A grant on nothing would silently start to count once someone
  * created a resource with that id.
  */
-async function requireResources(db: Kysely<Tables>, workspaceId: string, resources: readonly Located[]) {
+async function requireResources(db: Readable, workspaceId: string, resources: readonly Located[]) {
   for (const [organizationId, refs] of byOrganization(resources)) {
     await requireOrganization(db, workspaceId, organizationId);
     const folderRefs = refs.filter((r) => r.type === "folder");

@@ -1,8 +1,8 @@
-import type { Kysely } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
-import type { AccessGrantRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { AccessGrantRow } from "../../db/tables.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 export type ResourceType = "organization" | "folder" | "document";
 
@@ -13,12 +13,12 @@ export interface ResourceRef {
 }
 
 /** Inserts grants or replaces role and expiry of existing ones (one grant per user and resource). */
-export async function upsertGrants(db: Db, rows: readonly AccessGrantRow[]): Promise<void> {
+export async function upsertGrants(db: WriteTx, rows: readonly AccessGrantRow[]): Promise<void> {
   // Few distinct texts (db/batches.ts).
   for (const part of fixedBatches(rows)) await upsertGrantBatch(db, part);
 }
 
-async function upsertGrantBatch(db: Db, rows: readonly AccessGrantRow[]): Promise<void> {
+async function upsertGrantBatch(db: WriteTx, rows: readonly AccessGrantRow[]): Promise<void> {
   await db
     .insertInto("access_grants")
     .values([...rows])
@@ -36,7 +36,7 @@ async function upsertGrantBatch(db: Db, rows: readonly AccessGrantRow[]): Promis
 
 /** Removes one user's grants on the given resources; returns how many existed. */
 export async function deleteGrants(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   userId: string,
@@ -56,28 +56,6 @@ export async function deleteGrants(
     removed += rows.length;
   }
   return removed;
-}
-
-/**
- * Removes every grant on the given resources, for all users: a deleted folder's grants
- * must not come back to life if a folder with the same id is created later.
- */
-export async function deleteGrantsOn(
-  db: Db,
-  workspaceId: string,
-  organizationId: string,
-  resourceType: string,
-  resourceIds: readonly string[],
-): Promise<void> {
-  for (let i = 0; i < resourceIds.length; i += 500) {
-    await db
-      .deleteFrom("access_grants")
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("resource_type", "=", resourceType)
-      .where("resource_id", "in", resourceIds.slice(i, i + 500))
-      .execute();
-  }
 }
 
 /** Live grants (not expired at `now`) of some users in one organization, optionally on some resources. */

@@ -3,7 +3,8 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
 import { chargeUsage, releaseUsage } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
@@ -15,11 +16,6 @@ import type {
   NewActivityInput,
 } from "./schemas.js";
 import * as store from "./store.js";
-
-export interface ItemOutcome {
-  readonly success: boolean;
-  readonly message: string;
-}
 
 export interface ActivityPage {
   /** Serialized records, spliced into the response as they are stored. */
@@ -50,7 +46,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
   );
   return {
     records: page.records,
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }
 
@@ -184,14 +180,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
   }, input.activityIds?.length ?? RUNS_ALONE);
   if (!input.activityIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
-  return Object.fromEntries(
-    input.activityIds.map((id) => [
-      id,
-      gone.has(id)
-        ? { success: true, message: "Activity deleted." }
-        : { success: false, message: "Failed to delete activity." },
-    ]),
-  );
+  return outcomesById(input.activityIds, gone, "Activity deleted.", "Failed to delete activity.");
 }
 
 /** The record as get returns it: SPEC §2.1 order, then the add-only fields that were set. */

@@ -1,10 +1,10 @@
-import type { Kysely } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
 import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
-import type { ActivityRow, Tables } from "../../db/tables.js";
+import type { ActivityRow } from "../../db/tables.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 export interface ActivityFilter {
   readonly workspaceId: string;
@@ -55,7 +55,7 @@ function upsertText(count: number): string {
 }
 
 /** Inserts or replaces records by (workspace, organization, id): a replaced record keeps nothing. */
-export async function upsertActivities(db: Db, rows: readonly ActivityRow[]): Promise<void> {
+export async function upsertActivities(db: WriteTx, rows: readonly ActivityRow[]): Promise<void> {
   for (const part of fixedBatches(rows)) {
     const params: unknown[] = [];
     for (const row of part) for (const column of COLUMNS) params.push(row[column]);
@@ -140,7 +140,7 @@ export async function findActivities(
 
 /** Sets the stored record of each (id, record) pair, many per statement (BATCH_SIZES). */
 export async function replaceRecords(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   records: readonly (readonly [id: string, record: string])[],
@@ -156,7 +156,7 @@ export async function replaceRecords(
 
 /** Deletes matching records; returns the ids that were deleted and their stored sizes (quotas). */
 export async function deleteActivities(
-  db: Db,
+  db: WriteTx,
   filter: Omit<ActivityFilter, "userId" | "featureTypes" | "actionTypes">,
 ): Promise<{ id: string; bytes: number }[]> {
   let query = db

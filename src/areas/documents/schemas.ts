@@ -9,7 +9,7 @@ import {
   PageSize,
   PageToken,
 } from "../../http/schemas.js";
-import { ACCESS_TYPES } from "../folders/paths.js";
+import { ACCESS_TYPES } from "../hierarchy/paths.js";
 import { Name } from "../organizations/schemas.js";
 
 export const NewDocument = named(

@@ -1,12 +1,12 @@
 import type { Ctx } from "../../context.js";
 import type { DocumentRow } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { listLimit, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { ROOT } from "../folders/paths.js";
-import { findFolder } from "../folders/store.js";
-import { ensureOrganization, requireOrganization } from "../organizations/service.js";
-import { resolvePlacements } from "./placement.js";
+import { findFolder } from "../hierarchy/folders.js";
+import { ensureOrganization, requireOrganization } from "../hierarchy/organizations.js";
+import { ROOT } from "../hierarchy/paths.js";
+import { resolvePlacements } from "../hierarchy/placement.js";
 import type { AddDocumentsInput, GetDocumentsInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -19,19 +19,6 @@ export interface DocumentItemOutcome {
   readonly success: boolean;
   readonly id: string;
   readonly message: string;
-}
-
-/** A document as get returns it; `accessType` is the effective one at the time of the read. */
-export interface DocumentView {
-  documentId: string;
-  documentName: string;
-  organizationId: string;
-  apiKey: string;
-  folderId: string;
-  accessType: string;
-  inheritAccessFromParent: boolean;
-  createdAt: number;
-  lastUpdated: number;
 }
 
 /**
@@ -92,7 +79,7 @@ export async function addDocuments(
 }
 
 export interface DocumentPage {
-  readonly documents: DocumentView[];
+  readonly documents: store.DocumentView[];
   readonly pageToken: string;
 }
 
@@ -127,21 +114,8 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
   );
   const placements = await resolvePlacements(ctx.reader, workspaceId, organizationId, page.rows);
   return {
-    documents: page.rows.map((row) => {
-      const placement = placements.get(row.id)!;
-      return {
-        documentId: row.id,
-        documentName: row.name ?? row.id,
-        organizationId,
-        apiKey: workspaceId,
-        folderId: row.folder_id ?? ROOT,
-        accessType: placement.accessType,
-        inheritAccessFromParent: placement.inheritAccessFromParent,
-        createdAt: row.created_at,
-        lastUpdated: row.last_updated,
-      };
-    }),
-    pageToken: page.next ? ctx.pageTokens.seal(workspaceId, query, [page.next], ctx.clock.now()) : "",
+    documents: page.rows.map((row) => store.rowToDocument(row, placements.get(row.id)!)),
+    pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
   };
 }
 

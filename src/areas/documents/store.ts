@@ -1,44 +1,16 @@
-import type { Kysely } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
-import type { DocumentRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { DocumentRow } from "../../db/tables.js";
+import { keysetTail } from "../../lib/paging.js";
+import { normalize } from "../hierarchy/documents.js";
+import { ROOT } from "../hierarchy/paths.js";
+import type { Placement } from "../hierarchy/placement.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
-export async function findDocument(
-  db: Db,
-  workspaceId: string,
-  organizationId: string,
-  documentId: string,
-): Promise<DocumentRow | null> {
-  const row = await db
-    .selectFrom("documents")
-    .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("id", "=", documentId)
-    .executeTakeFirst();
-  return row ? normalize(row) : null;
-}
+export { existingDocumentIds } from "../hierarchy/documents.js";
 
-/** The ids among `ids` that already exist in the organization. */
-export async function existingDocumentIds(
-  db: Db,
-  workspaceId: string,
-  organizationId: string,
-  ids: readonly string[],
-): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom("documents")
-    .select("id")
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", [...ids])
-    .execute();
-  return new Set(rows.map((r) => r.id));
-}
-
-export async function insertDocuments(db: Db, rows: readonly DocumentRow[]): Promise<void> {
+export async function insertDocuments(db: WriteTx, rows: readonly DocumentRow[]): Promise<void> {
   // Few distinct texts (db/batches.ts).
   for (const part of fixedBatches(rows)) await db.insertInto("documents").values(part).execute();
 }
@@ -73,12 +45,33 @@ export async function listDocuments(
       .limit(limit + 1)
       .execute()
   ).map(normalize);
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  return { rows: page, next: more ? (page.at(-1)?.id ?? null) : null };
+  return keysetTail(rows, limit, (last) => last.id);
 }
 
-/** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
-function normalize(row: DocumentRow): DocumentRow {
-  return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
+/** A document as get returns it; `accessType` is the effective one at the time of the read. */
+export interface DocumentView {
+  documentId: string;
+  documentName: string;
+  organizationId: string;
+  apiKey: string;
+  folderId: string;
+  accessType: string;
+  inheritAccessFromParent: boolean;
+  createdAt: number;
+  lastUpdated: number;
+}
+
+/** The stored row and its placement (effective access) as get returns them. */
+export function rowToDocument(row: DocumentRow, placement: Placement): DocumentView {
+  return {
+    documentId: row.id,
+    documentName: row.name ?? row.id,
+    organizationId: row.organization_id,
+    apiKey: row.workspace_id,
+    folderId: row.folder_id ?? ROOT,
+    accessType: placement.accessType,
+    inheritAccessFromParent: placement.inheritAccessFromParent,
+    createdAt: row.created_at,
+    lastUpdated: row.last_updated,
+  };
 }

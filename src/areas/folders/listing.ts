@@ -1,10 +1,9 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
-import type { Tables } from "../../db/tables.js";
+import type { Readable } from "../../db/handles.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
-import { fillPage } from "../../lib/paging.js";
+import { fillPage, nextPageToken } from "../../lib/paging.js";
 import { type Folder, folderJson, nest, type Owner } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";
 import * as store from "./store.js";
@@ -34,7 +33,7 @@ export interface FlatPage {
  */
 export async function flatPage(
   ctx: Ctx,
-  db: Kysely<Tables>,
+  db: Readable,
   input: GetFoldersInput,
   owner: Owner,
 ): Promise<FlatPage> {
@@ -52,7 +51,7 @@ export async function flatPage(
   });
   return {
     records: page.records,
-    pageToken: page.next === null ? "" : ctx.pageTokens.seal(ws, query, [page.next], ctx.clock.now()),
+    pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
   };
 }
 

@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../errors.js";
-import { type AccessType, MAX_FOLDER_DEPTH, pathKey, ROOT, ROOT_ACCESS } from "./paths.js";
+import { type AccessType, MAX_FOLDER_DEPTH, pathKey, ROOT, ROOT_ACCESS } from "../hierarchy/paths.js";
 import type { FolderNode } from "./store.js";
 
 export interface NewFolder {

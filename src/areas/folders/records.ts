@@ -1,4 +1,4 @@
-import { parentPath } from "./paths.js";
+import { parentPath } from "../hierarchy/paths.js";
 import type { FolderNode, NodeRow } from "./store.js";
 
 /** A folder as the API returns it (SPEC §2.3), in the SPEC's field order. */

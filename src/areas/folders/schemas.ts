@@ -10,8 +10,8 @@ import {
   PageSize,
   PageToken,
 } from "../../http/schemas.js";
+import { ACCESS_TYPES, MAX_FOLDER_DEPTH } from "../hierarchy/paths.js";
 import { Name } from "../organizations/schemas.js";
-import { ACCESS_TYPES, MAX_FOLDER_DEPTH } from "./paths.js";
 
 const AccessType = named(
   "AccessType",

@@ -1,12 +1,15 @@
-import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
-import type { Tables } from "../../db/tables.js";
+import { type Readable, readSnapshot } from "../../db/handles.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { ensureOrganization, ORGANIZATION_NOT_FOUND } from "../organizations/service.js";
-import { findOrganization, lockOrganization } from "../organizations/store.js";
+import {
+  ensureOrganization,
+  findOrganization,
+  lockOrganization,
+  ORGANIZATION_NOT_FOUND,
+} from "../hierarchy/organizations.js";
+import { MAX_STORED_DEPTH, ROOT } from "../hierarchy/paths.js";
 import { checkNestedSize, flatPage, MAX_NESTED_FOLDERS, nestBounded, toNodes } from "./listing.js";
-import { MAX_STORED_DEPTH, ROOT } from "./paths.js";
 import { type FolderItemOutcome, type NewFolder, planFolderAdds } from "./plan.js";
 import type { Folder } from "./records.js";
 import type { GetFoldersInput } from "./schemas.js";
@@ -22,7 +25,7 @@ export function requireAdvancedQueries(ctx: Ctx): void {
 
 /** The folder, or NOT_FOUND `Folder not found.`; runs inside a caller's transaction when given one. */
 export async function requireFolder(
-  db: Kysely<Tables>,
+  db: Readable,
   workspaceId: string,
   organizationId: string,
   folderId: string,
@@ -68,30 +71,27 @@ export async function getFolders(ctx: Ctx, input: GetFoldersInput): Promise<Fold
   const cap = MAX_NESTED_FOLDERS + 1;
   const field =
     input.folderId !== undefined && input.maxDepth === undefined ? "data.folderId" : "data.maxDepth";
-  const read = await ctx.reader
-    .transaction()
-    .setIsolationLevel("repeatable read")
-    .execute(async (trx) => {
-      let folder: store.FolderNode | null = null;
-      let depths: number[];
-      if (input.folderId !== undefined) {
-        // A folder implies its organization (organizations are never deleted), so the
-        // organization is only looked up to tell which of the two is missing.
-        folder = await store.findFolder(trx, ws, org, input.folderId);
-        if (!folder) {
-          throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
-        }
-        depths = levels(folder.depth + 1, input.maxDepth ?? 1);
-      } else {
-        if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
-        depths = levels(0, input.maxDepth! + 1);
+  const read = await readSnapshot(ctx.reader, async (trx) => {
+    let folder: store.FolderNode | null = null;
+    let depths: number[];
+    if (input.folderId !== undefined) {
+      // A folder implies its organization (organizations are never deleted), so the
+      // organization is only looked up to tell which of the two is missing.
+      folder = await store.findFolder(trx, ws, org, input.folderId);
+      if (!folder) {
+        throw notFound((await findOrganization(trx, ws, org)) ? FOLDER_NOT_FOUND : ORGANIZATION_NOT_FOUND);
       }
-      // Sized by the database first: a refused answer is never read into memory.
-      const under = folder?.path;
-      const measured = await store.measureLevels(trx, ws, org, depths, under, cap);
-      checkNestedSize(ctx, measured, folder ? 1 : 0, owner, field);
-      return { folder, rows: await store.listLevels(trx, ws, org, depths, under, cap) };
-    });
+      depths = levels(folder.depth + 1, input.maxDepth ?? 1);
+    } else {
+      if (!(await findOrganization(trx, ws, org))) throw notFound(ORGANIZATION_NOT_FOUND);
+      depths = levels(0, input.maxDepth! + 1);
+    }
+    // Sized by the database first: a refused answer is never read into memory.
+    const under = folder?.path;
+    const measured = await store.measureLevels(trx, ws, org, depths, under, cap);
+    checkNestedSize(ctx, measured, folder ? 1 : 0, owner, field);
+    return { folder, rows: await store.listLevels(trx, ws, org, depths, under, cap) };
+  });
   const nodes = toNodes(read.rows);
   const [tops, below] = read.folder
     ? [[read.folder], nodes]

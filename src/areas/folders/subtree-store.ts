@@ -1,8 +1,8 @@
-import { type Kysely, sql } from "kysely";
-import type { Tables } from "../../db/tables.js";
-import { type AccessType, KEY_WIDTH, subtreeRange } from "./paths.js";
+import { sql } from "kysely";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import { type AccessType, KEY_WIDTH, subtreeRange } from "../hierarchy/paths.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 /** Whole-subtree writes: a move, an access change and a delete each touch one path range. */
 
@@ -30,7 +30,7 @@ export interface SubtreeMove {
  * measured by the database in its own characters.
  */
 export async function moveSubtree(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   move: SubtreeMove,
@@ -71,7 +71,7 @@ function accessColumns(top: string, access: NonNullable<SubtreeMove["access"]>) 
 
 /** Sets one folder's own access setting (and thereby its effective access). */
 export async function setFolderAccess(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   path: string,
@@ -117,7 +117,7 @@ export async function listOwnAccessPaths(
  * statements instead of one write per folder id.
  */
 export async function setInheritedAccess(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   ranges: readonly (readonly [string, string])[],
@@ -140,7 +140,7 @@ export async function setInheritedAccess(
 
 /** Renames a folder and/or records its new parent. */
 export async function updateFolderRow(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   folderId: string,
@@ -161,7 +161,7 @@ export async function updateFolderRow(
 
 /** Deletes a folder and everything below it; returns the deleted folder ids. */
 export async function deleteSubtree(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   path: string,

@@ -1,5 +1,4 @@
-import type { Kysely } from "kysely";
-import type { Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
 import { invalidArgument } from "../../errors.js";
 import {
   type AccessType,
@@ -9,13 +8,13 @@ import {
   ROOT,
   ROOT_ACCESS,
   subtreeRange,
-} from "./paths.js";
+} from "../hierarchy/paths.js";
 import { tooDeep } from "./plan.js";
 import type { FolderNode } from "./store.js";
 import * as store from "./store.js";
 import * as subtree from "./subtree-store.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 /** Where a folder hangs: the organization's top level or another folder. */
 export type ParentRef = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "accessType">;
@@ -41,7 +40,7 @@ export interface Scope {
  * inheritors, all in one statement over the subtree.
  */
 export async function moveFolder(
-  db: Db,
+  db: WriteTx,
   scope: Scope,
   folder: FolderNode,
   parent: ParentRef,
@@ -94,7 +93,7 @@ export function childAncestors(parent: ParentRef): string[] {
  * subtrees of descendants with their own setting, written as path ranges.
  */
 export async function applyAccess(
-  db: Db,
+  db: WriteTx,
   scope: Scope,
   path: string,
   setting: { accessType: AccessType; inherit: boolean },

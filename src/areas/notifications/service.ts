@@ -3,7 +3,8 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import { outcomesById } from "../../lib/outcomes.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
@@ -99,7 +100,7 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, bounds);
   return {
     records: page.records,
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }
 
@@ -123,14 +124,7 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
   );
   if (!input.notificationIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
-  return Object.fromEntries(
-    input.notificationIds.map((id) => [
-      id,
-      gone.has(id)
-        ? { success: true, message: "Notification deleted." }
-        : { success: false, message: "Failed to delete notification." },
-    ]),
-  );
+  return outcomesById(input.notificationIds, gone, "Notification deleted.", "Failed to delete notification.");
 }
 
 function scopeOf(

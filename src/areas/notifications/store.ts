@@ -1,9 +1,9 @@
-import type { Kysely } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
-import type { NotificationRecipientRow, NotificationRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 /** The organization narrowed by whatever of document, location, user and ids is given. */
 export interface NotificationScope {
@@ -31,7 +31,7 @@ const chunks = fixedBatches;
 
 /** Inserts a notification with its recipients, replacing any notification with that id whole. */
 export async function replaceNotification(
-  db: Db,
+  db: WriteTx,
   row: NotificationRow,
   recipients: readonly NotificationRecipientRow[],
 ): Promise<void> {
@@ -128,7 +128,7 @@ export async function findNotifications(
 }
 
 /** Rewrites the records of existing notifications, many per statement. */
-export async function replaceRecords(db: Db, rows: readonly NotificationRow[]): Promise<void> {
+export async function replaceRecords(db: WriteTx, rows: readonly NotificationRow[]): Promise<void> {
   for (const part of chunks(rows)) {
     await db
       .insertInto("notifications")
@@ -144,7 +144,7 @@ export async function replaceRecords(db: Db, rows: readonly NotificationRow[]): 
 
 /** Marks the given users' recipient rows read; `inForYou` says whether the rows stay in For You. */
 export async function markRead(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   notificationIds: readonly string[],
@@ -165,7 +165,7 @@ export async function markRead(
 }
 
 /** Deletes notifications with their recipient rows; returns the ids deleted. */
-export async function deleteNotifications(db: Db, scope: NotificationScope): Promise<string[]> {
+export async function deleteNotifications(db: WriteTx, scope: NotificationScope): Promise<string[]> {
   let query = db
     .selectFrom("notifications")
     .select("id")
@@ -191,7 +191,7 @@ export async function deleteNotifications(db: Db, scope: NotificationScope): Pro
 }
 
 async function deleteByIds(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   ids: readonly string[],

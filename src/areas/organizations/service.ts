@@ -1,46 +1,14 @@
-import type { Kysely } from "kysely";
 import type { Ctx } from "../../context.js";
-import type { Tables } from "../../db/tables.js";
-import { invalidArgument, notFound } from "../../errors.js";
-import { listLimit } from "../../lib/paging.js";
+import { invalidArgument } from "../../errors.js";
+import { keysetTail, listLimit, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import type { AddOrganizationsInput, GetOrganizationsInput } from "./schemas.js";
 import * as store from "./store.js";
-
-export const ORGANIZATION_NOT_FOUND = "Organization not found.";
 
 export interface OrganizationItemOutcome {
   readonly success: boolean;
   readonly id: string;
   readonly message: string;
-}
-
-/**
- * The organization record, or NOT_FOUND `Organization not found.` (DESIGN §3: folder and
- * document operations need the record). Takes the executor so it runs inside a caller's
- * transaction; another workspace's organization is absent here, never forbidden.
- */
-export async function requireOrganization(
-  db: Kysely<Tables>,
-  workspaceId: string,
-  organizationId: string,
-): Promise<store.Organization> {
-  const organization = await store.findOrganization(db, workspaceId, organizationId);
-  if (!organization) throw notFound(ORGANIZATION_NOT_FOUND);
-  return organization;
-}
-
-/**
- * Creates the organization when it does not exist (the `createOrganization` flag of
- * folder and document add). Idempotent, so concurrent requests both succeed.
- */
-export async function ensureOrganization(
-  db: Kysely<Tables>,
-  workspaceId: string,
-  organizationId: string,
-  now: number,
-): Promise<void> {
-  await store.insertOrganizations(db, workspaceId, [{ organizationId }], now);
 }
 
 /** Creates organizations; an existing id fails alone with `Organization already exists.`. */
@@ -100,13 +68,9 @@ export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): 
     after,
     limit,
   });
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const page = keysetTail(rows, limit, (last) => [last.organization_id]);
   return {
-    organizations: page.map(store.rowToOrganization),
-    pageToken:
-      rows.length > limit && last
-        ? ctx.pageTokens.seal(ctx.workspace.id, query, [last.organization_id], ctx.clock.now())
-        : "",
+    organizations: page.rows.map(store.rowToOrganization),
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }

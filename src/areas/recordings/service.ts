@@ -3,18 +3,14 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
 import * as store from "./store.js";
-
-export interface ItemOutcome {
-  readonly success: boolean;
-  readonly message: string;
-}
 
 export interface RecordingPage {
   /** Serialized records, spliced into the response as they are stored. */
@@ -46,7 +42,7 @@ export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promis
   );
   return {
     records: page.records,
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, ctx.clock.now()) : "",
+    pageToken: nextPageToken(ctx, query, page.next),
   };
 }
 
@@ -126,12 +122,5 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
   }, input.recordingIds?.length ?? RUNS_ALONE);
   if (!input.recordingIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
-  return Object.fromEntries(
-    input.recordingIds.map((id) => [
-      id,
-      gone.has(id)
-        ? { success: true, message: "Recording deleted." }
-        : { success: false, message: "Failed to delete recording." },
-    ]),
-  );
+  return outcomesById(input.recordingIds, gone, "Recording deleted.", "Failed to delete recording.");
 }

@@ -1,9 +1,9 @@
-import type { Kysely } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
-import type { RecordingRow, Tables } from "../../db/tables.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { RecordingRow } from "../../db/tables.js";
 import { type FilledPage, fillPage } from "../../lib/paging.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 export interface RecordingFilter {
   readonly workspaceId: string;
@@ -51,7 +51,7 @@ export async function findPrevious(
 }
 
 /** Inserts or replaces recordings by (workspace, organization, annotationId). */
-export async function upsertRecordings(db: Db, rows: readonly RecordingRow[]): Promise<void> {
+export async function upsertRecordings(db: WriteTx, rows: readonly RecordingRow[]): Promise<void> {
   // Few distinct texts (db/batches.ts); 8 parameters a row stay far below either dialect's limit.
   for (const part of fixedBatches(rows)) {
     await db
@@ -105,7 +105,7 @@ export async function listRecordings(
 }
 
 /** Deletes matching recordings; returns the annotation ids that were deleted. */
-export async function deleteRecordings(db: Db, filter: RecordingFilter): Promise<string[]> {
+export async function deleteRecordings(db: WriteTx, filter: RecordingFilter): Promise<string[]> {
   let query = db
     .deleteFrom("recordings")
     .where("workspace_id", "=", filter.workspaceId)

@@ -1,19 +1,19 @@
 import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
-import { toTimeSortKey } from "../../lib/paging.js";
+import type { ItemOutcome } from "../../lib/outcomes.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { isPostgresExecutor } from "../../webhooks/dialect.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
   ensureConfigRow,
+  findConfigRow,
   secretsFromRow,
   settingsFromRow,
   type WebhookSettings,
   writeSettings,
 } from "../../webhooks/settings.js";
 import type { DeliveryViewType, GetDeliveriesInput, WebhookConfigViewType } from "./schemas.js";
-import type { LoggedDelivery } from "./store.js";
 import * as store from "./store.js";
 import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
 
@@ -49,12 +49,9 @@ export async function updateConfig(
     waitMs: Math.min(CONFIG_LOOKUP_WAIT_MS, ctx.config.webhookDnsTimeoutMs),
   });
   const key = ctx.keys.atRest;
-  await ctx.db.transaction().execute(async (trx) => {
+  await ctx.write(async (trx) => {
     const now = ctx.clock.now();
-    const row = await ensureConfigRow(trx, key, ctx.workspace.id, now, {
-      forUpdate: true,
-      postgres: isPostgresExecutor(trx),
-    });
+    const row = await ensureConfigRow(trx, key, ctx.workspace.id, now, { forUpdate: true });
     const merged = merge(settingsFromRow(row, key), patch);
     if (merged.encryptData && !merged.publicKey) {
       throw invalidArgument(INVALID_CONFIG, [
@@ -92,7 +89,10 @@ function merge(stored: WebhookSettings, patch: ConfigPatch): WebhookSettings {
 export async function getConfig(ctx: Ctx): Promise<WebhookConfigViewType> {
   const key = ctx.keys.atRest;
   const now = ctx.clock.now();
-  const row = await ensureConfigRow(ctx.db, key, ctx.workspace.id, now);
+  // The row exists after the first call: read it without waiting behind writes, and write only the first time.
+  const row =
+    (await findConfigRow(ctx.reader, ctx.workspace.id)) ??
+    (await ctx.write((trx) => ensureConfigRow(trx, key, ctx.workspace.id, now)));
   const settings = settingsFromRow(row, key);
   const secrets = secretsFromRow(row, key);
   const config: WebhookConfigViewType["webhookServiceConfig"] = {
@@ -134,7 +134,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now))
     : null;
   const page = await store.listDeliveries(
-    ctx.db,
+    ctx.reader,
     {
       workspaceId: ctx.workspace.id,
       ...(input.status ? { status: input.status } : {}),
@@ -146,7 +146,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     input.includePayload === true,
   );
   const attempts = await store.attemptsOf(
-    ctx.db,
+    ctx.reader,
     ctx.workspace.id,
     page.rows.map((r) => r.id),
   );
@@ -157,47 +157,9 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
     else byDelivery.set(a.delivery_id, [a]);
   }
   return {
-    deliveries: page.rows.map((row) =>
-      toView(
-        row,
-        (byDelivery.get(row.id) ?? []).map((a) => ({
-          attempt: a.attempt,
-          startedAt: Number(a.started_at),
-          durationMs: a.duration_ms,
-          httpStatus: a.http_status,
-          error: a.error,
-        })),
-      ),
-    ),
-    pageToken: page.next ? ctx.pageTokens.seal(ctx.workspace.id, query, page.next, now) : "",
+    deliveries: page.rows.map((row) => store.rowToDeliveryView(row, byDelivery.get(row.id) ?? [])),
+    pageToken: nextPageToken(ctx, query, page.next, now),
   };
-}
-
-function toView(row: LoggedDelivery, attempts: DeliveryViewType["attempts"]): DeliveryViewType {
-  const view: DeliveryViewType = {
-    webhookId: row.id,
-    eventId: row.event_id,
-    event: row.event,
-    kind: row.kind as DeliveryViewType["kind"],
-    url: row.url,
-    status: row.status as DeliveryViewType["status"],
-    attemptCount: row.attempts,
-    lastHttpStatus: row.last_http_status,
-    lastError: row.last_error,
-    // While claimed, next_attempt_at is the claim's expiry, not a planned attempt.
-    nextAttemptAt: row.status === "pending" ? Number(row.next_attempt_at) : null,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    attempts,
-  };
-  // Opt-in (read only when asked: payloads can be large); none once erased with its record.
-  if (row.payload) view.payload = JSON.parse(row.payload);
-  return view;
-}
-
-export interface ItemOutcome {
-  readonly success: boolean;
-  readonly message: string;
 }
 
 /** Attempts deliveries again now, with a fresh schedule; per-id outcomes (SPEC §7.2 style). */
@@ -206,13 +168,13 @@ export async function retryDeliveries(
   ids: readonly string[],
 ): Promise<Record<string, ItemOutcome>> {
   const unique = [...new Set(ids)];
-  const { requeued, statuses } = await ctx.db.transaction().execute(async (trx) => {
+  const { requeued, statuses } = await ctx.write(async (trx) => {
     const requeued = new Set(await store.requeue(trx, ctx.workspace.id, unique, ctx.clock.now()));
     await checkQuotas(trx, ctx);
     const statuses = await store.deliveryStatuses(trx, ctx.workspace.id, unique);
     if (requeued.size > 0) await notifyOutbox(trx);
     return { requeued, statuses };
-  });
+  }, unique.length);
   return Object.fromEntries(
     unique.map((id): [string, ItemOutcome] => {
       if (requeued.has(id)) return [id, { success: true, message: "Delivery queued for retry." }];

@@ -1,9 +1,11 @@
-import { type Kysely, sql } from "kysely";
-import type { Tables, WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
+import { sql } from "kysely";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import type { WebhookAttemptRow, WebhookDeliveryRow } from "../../db/tables.js";
 import { fillPage } from "../../lib/paging.js";
 import { ERASED } from "../../webhooks/history.js";
+import type { DeliveryViewType } from "./schemas.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 export interface DeliveryFilter {
   readonly workspaceId: string;
@@ -111,7 +113,7 @@ export async function deliveryStatuses(
  * its worker. Returns the ids that were requeued.
  */
 export async function requeue(
-  db: Db,
+  db: WriteTx,
   workspaceId: string,
   ids: readonly string[],
   now: number,
@@ -128,4 +130,36 @@ export async function requeue(
     .returning("id")
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** A delivery and its attempts as the delivery log shows them (storage names to the API's). */
+export function rowToDeliveryView(
+  row: LoggedDelivery,
+  attempts: readonly WebhookAttemptRow[],
+): DeliveryViewType {
+  const view: DeliveryViewType = {
+    webhookId: row.id,
+    eventId: row.event_id,
+    event: row.event,
+    kind: row.kind as DeliveryViewType["kind"],
+    url: row.url,
+    status: row.status as DeliveryViewType["status"],
+    attemptCount: row.attempts,
+    lastHttpStatus: row.last_http_status,
+    lastError: row.last_error,
+    // While claimed, next_attempt_at is the claim's expiry, not a planned attempt.
+    nextAttemptAt: row.status === "pending" ? Number(row.next_attempt_at) : null,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: Number(a.started_at),
+      durationMs: a.duration_ms,
+      httpStatus: a.http_status,
+      error: a.error,
+    })),
+  };
+  // Opt-in (read only when asked: payloads can be large); none once erased with its record.
+  if (row.payload) view.payload = JSON.parse(row.payload);
+  return view;
 }

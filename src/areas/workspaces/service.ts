@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Workspace } from "../../context.js";
 import type { Tables } from "../../db/tables.js";
+import { transaction } from "../../db/transactions.js";
 import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
 import { newApiKey, newAuthToken } from "../../lib/ids.js";
@@ -71,7 +72,7 @@ export async function createWorkspace(
   ifAbsent = false,
 ): Promise<Credentials> {
   const workspace = newWorkspace(clock, input);
-  await db.transaction().execute((trx) => insertWithToken(trx, workspace, authToken, ifAbsent));
+  await transaction(db, (trx) => insertWithToken(trx, workspace, authToken, ifAbsent));
   return { workspace, apiKey: workspace.id, authToken };
 }
 

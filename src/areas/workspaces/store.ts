@@ -1,8 +1,8 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Workspace } from "../../context.js";
 import { rawRows } from "../../db/raw.js";
 import type { Tables, WorkspaceRow } from "../../db/tables.js";
-import { isPostgresExecutor } from "../../webhooks/dialect.js";
+import { exclusiveTransaction } from "../../db/transactions.js";
 import { noteAuthWrite } from "./auth-cache.js";
 
 type Db = Kysely<Tables>;
@@ -55,24 +55,8 @@ const FIRST_START_LOCK = 0x636f6c6c; // "coll"
  * PostgreSQL under a transaction-scoped advisory lock, on SQLite as `BEGIN IMMEDIATE`
  * (the write lock taken before the first read, so the read cannot go stale).
  */
-export async function underFirstStartLock<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if (isPostgresExecutor(db)) {
-    return db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${FIRST_START_LOCK})`.execute(trx);
-      return work(trx);
-    });
-  }
-  return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
-    try {
-      const result = await work(conn);
-      await sql`commit`.execute(conn);
-      return result;
-    } catch (error) {
-      await sql`rollback`.execute(conn);
-      throw error;
-    }
-  });
+export function underFirstStartLock<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  return exclusiveTransaction(db, FIRST_START_LOCK, work);
 }
 
 /** Inserts a workspace; with `ifAbsent` an existing one with that id is kept as it is. */

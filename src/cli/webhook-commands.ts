@@ -1,7 +1,7 @@
 import { requireWorkspace } from "../areas/workspaces/service.js";
-import { UsageError } from "../cli/workspace-commands.js";
 import type { Services } from "../context.js";
-import { rotateSigningSecret } from "./settings.js";
+import { rotateSigningSecret } from "../webhooks/settings.js";
+import { UsageError } from "./workspace-commands.js";
 
 /** Output of one command: a JSON object for `--json`, text otherwise (as the workspace commands). */
 export interface WebhookPrinted {

@@ -1,9 +1,9 @@
-import type { Kysely } from "kysely";
-import type { DocumentRow, Tables } from "../../db/tables.js";
-import { type AccessType, ROOT, ROOT_ACCESS } from "../folders/paths.js";
-import { type FolderNode, findFolders } from "../folders/store.js";
+import type { Readable } from "../../db/handles.js";
+import type { DocumentRow } from "../../db/tables.js";
+import { type AccessType, ROOT, ROOT_ACCESS } from "../hierarchy/paths.js";
+import { type FolderNode, findFolders } from "./folders.js";
 
-type Db = Kysely<Tables>;
+type Db = Readable;
 
 type Placed = Pick<DocumentRow, "workspace_id" | "organization_id" | "id" | "folder_id" | "access_type">;
 

@@ -1,0 +1,23 @@
+import type { WriteTx } from "../../db/handles.js";
+
+/**
+ * Removes every grant on the given resources, for all users: a deleted folder's grants
+ * must not come back to life if a folder with the same id is created later.
+ */
+export async function deleteGrantsOn(
+  db: WriteTx,
+  workspaceId: string,
+  organizationId: string,
+  resourceType: string,
+  resourceIds: readonly string[],
+): Promise<void> {
+  for (let i = 0; i < resourceIds.length; i += 500) {
+    await db
+      .deleteFrom("access_grants")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("resource_type", "=", resourceType)
+      .where("resource_id", "in", resourceIds.slice(i, i + 500))
+      .execute();
+  }
+}
