@@ -545,6 +545,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/webhooks/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the webhook signing secret (extension)
+         * @description A new `whsec_…` secret signs from now on; the old one also signs (a second `webhook-signature`) until the grace ends, so receivers can switch without rejecting a delivery. As the CLI's `collabd webhook rotate-secret`.
+         */
+        post: operations["webhookSecretRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1219,6 +1239,13 @@ export interface components {
          * @enum {string}
          */
         ResourceType: "organization" | "folder" | "document";
+        /** @description The new signing secret, as webhookconfig/get shows it. */
+        RotatedSigningSecret: {
+            /** @description Until then (ms since the epoch) the old secret also signs; null with graceSeconds 0. */
+            previousSigningSecretExpiresAt: number | null;
+            /** @description The new `whsec_…` secret; it signs from now on. */
+            signingSecret: string;
+        };
         /** @description One user's live grants, by kind of resource. */
         UserGrants: {
             /** @description Keyed by resource id. */
@@ -1298,6 +1325,10 @@ export interface components {
             updatedAt: number;
             url: string;
             webhookId: string;
+        };
+        WebhookSecretRotateRequest: {
+            /** @description How long the old secret keeps signing too, in seconds (at most 30 days); default 86400 (24 h). 0 stops it at once. */
+            graceSeconds?: number;
         };
         /** @description Fields merged into the stored configuration (SPEC §2.4). */
         WebhookServiceConfigPatch: {
@@ -1471,7 +1502,7 @@ export interface components {
                 };
             };
         };
-        /** @description RESOURCE_EXHAUSTED: the API key's rate limit is spent; retry after `Retry-After` seconds. */
+        /** @description RESOURCE_EXHAUSTED: a rate limit is spent (the API key's, or failed authentications from this address or for this key): retry after `Retry-After` seconds. Or a workspace quota (`COLLABD_QUOTA_*`) would be exceeded: no `Retry-After`, since waiting does not help; nothing was written, delete data first. */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1530,7 +1561,7 @@ export interface components {
                 };
             };
         };
-        /** @description UNAVAILABLE: the database is unreachable or the service is shutting down. */
+        /** @description UNAVAILABLE: the database is unreachable or did not answer within the statement timeout, writes fail for want of storage (a full disk), or the service is shutting down. Nothing was acknowledged; retry. */
         Unavailable: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -1565,7 +1596,7 @@ export interface components {
     headers: {
         /** @description The request's id, as logged; quote it when reporting a failure. */
         RequestId: string;
-        /** @description Seconds to wait before the API key has budget again. */
+        /** @description Seconds to wait before the budget is back; sent with rate limits, not with quota refusals. */
         RetryAfter: number;
     };
     pathItems: never;
@@ -3702,6 +3733,67 @@ export interface operations {
                             data: {
                                 [key: string]: components["schemas"]["ItemResult"];
                             };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    webhookSecretRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "graceSeconds": 3600
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["WebhookSecretRotateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Webhook signing secret rotated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Webhook signing secret rotated successfully.",
+                     *         "data": {
+                     *           "signingSecret": "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+                     *           "previousSigningSecretExpiresAt": 1700003600000
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["RotatedSigningSecret"];
                             message: string;
                             /** @constant */
                             status: "success";

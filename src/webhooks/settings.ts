@@ -138,36 +138,45 @@ export async function writeSettings(
  * Replaces the signing secret; the old one keeps signing until `now + graceMs`, so
  * receivers can switch without rejecting a single delivery. Returns the new secrets.
  */
-export async function rotateSigningSecret(
+export function rotateSigningSecret(
   db: Db,
   key: Buffer,
   workspaceId: string,
   now: number,
   graceMs: number,
 ): Promise<SigningSecrets> {
-  return transaction(db, async (trx) => {
-    const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true });
-    const old = unseal(key, binding(workspaceId, "signing_secret"), row.signing_secret);
-    const fresh = newSigningSecret();
-    const keepOld = graceMs > 0;
-    await trx
-      .updateTable("webhook_configs")
-      .set({
-        signing_secret: seal(key, binding(workspaceId, "signing_secret"), fresh),
-        previous_signing_secret: keepOld
-          ? seal(key, binding(workspaceId, "previous_signing_secret"), old)
-          : null,
-        previous_secret_expires_at: keepOld ? now + graceMs : null,
-        updated_at: now,
-      })
-      .where("workspace_id", "=", workspaceId)
-      .execute();
-    return {
-      current: fresh,
-      previous: keepOld ? old : null,
-      previousExpiresAt: keepOld ? now + graceMs : null,
-    };
-  });
+  return transaction(db, (trx) => rotateSigningSecretIn(trx, key, workspaceId, now, graceMs));
+}
+
+/** The same rotation inside the caller's write transaction (the HTTP verb's `ctx.write`). */
+export async function rotateSigningSecretIn(
+  trx: Db,
+  key: Buffer,
+  workspaceId: string,
+  now: number,
+  graceMs: number,
+): Promise<SigningSecrets> {
+  const row = await ensureConfigRow(trx, key, workspaceId, now, { forUpdate: true });
+  const old = unseal(key, binding(workspaceId, "signing_secret"), row.signing_secret);
+  const fresh = newSigningSecret();
+  const keepOld = graceMs > 0;
+  await trx
+    .updateTable("webhook_configs")
+    .set({
+      signing_secret: seal(key, binding(workspaceId, "signing_secret"), fresh),
+      previous_signing_secret: keepOld
+        ? seal(key, binding(workspaceId, "previous_signing_secret"), old)
+        : null,
+      previous_secret_expires_at: keepOld ? now + graceMs : null,
+      updated_at: now,
+    })
+    .where("workspace_id", "=", workspaceId)
+    .execute();
+  return {
+    current: fresh,
+    previous: keepOld ? old : null,
+    previousExpiresAt: keepOld ? now + graceMs : null,
+  };
 }
 
 /** Settings and secrets of several workspaces at once, as the worker needs them per claim. */

@@ -221,7 +221,28 @@ forEachDialect(
 
       await page.getByRole("button", { name: "Reveal" }).click();
       await page.locator(".secret code").filter({ hasText: stored.signingSecret }).waitFor();
-      expect(await page.textContent("body")).toContain("Rotation is not offered by the HTTP API");
+
+      // Rotation: choose a grace, confirm, and the new secret is shown and stored.
+      await page.getByLabel("Grace period for the old secret").selectOption({ label: "1 hour" });
+      await page.getByRole("button", { name: "Rotate secret" }).click();
+      await page.getByRole("button", { name: "Cancel" }).click();
+      expect((await api("/v2/workspace/webhookconfig/get", {})).data.signingSecret).toBe(
+        stored.signingSecret,
+      );
+      await page.getByRole("button", { name: "Rotate secret" }).click();
+      await shot("webhook-secret-confirm");
+      await page.getByRole("button", { name: "Confirm rotation" }).click();
+      const shown = page.locator(".rotate-secret [role=status] code");
+      await shown.waitFor();
+      const fresh = await shown.textContent();
+      const rotated = (await api("/v2/workspace/webhookconfig/get", {})).data;
+      expect(fresh).toMatch(/^whsec_/);
+      expect(fresh).not.toBe(stored.signingSecret);
+      expect(rotated.signingSecret).toBe(fresh);
+      expect(rotated.previousSigningSecretExpiresAt).toBe(s().clock.now() + 3_600_000);
+      await page.locator(".secret code").filter({ hasText: fresh! }).waitFor();
+      expect(await page.textContent("body")).toContain("The previous secret still signs too until");
+      await shot("webhook-secret-rotated");
     });
 
     it("browses 1 000 activities a page at a time, with changes as from → to and links to timelines", async () => {

@@ -40,6 +40,7 @@ const EXAMPLE_ORDER = [
   "webhookConfigGet",
   "webhookDeliveriesGet",
   "webhookDeliveriesRetry",
+  "webhookSecretRotate",
   "activitiesDelete",
   "recordingsDelete",
   "notificationsDelete",

@@ -123,6 +123,8 @@ forEachDialect(
           expect: "badPageToken",
         },
         { path: "/v2/workspace/webhookconfig/get", data: {}, expect: "ownWrite" },
+        // Rotates B's own secret; A's (sealed in its row) stays as it was.
+        { path: "/v2/workspace/webhooks/secret/rotate", data: { graceSeconds: 0 }, expect: "ownWrite" },
         // Changes by id: each of A's ids fails as if absent.
         {
           path: "/v2/activities/update",

@@ -66,6 +66,94 @@ forEachDialect(
       expect(t.receiver.received[0]!.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
     });
 
+    const rotateHttp = (t: Tenant, data: unknown) =>
+      server().call("/v2/workspace/webhooks/secret/rotate", data, { creds: t.creds });
+
+    it("rotates through the HTTP API: both secrets sign during the grace, the new one alone after", async () => {
+      const t = await tenant(server(), { processedNotificationUrl: "" });
+      const other = await tenant(server(), { processedNotificationUrl: "" });
+      tenants.push(t, other);
+      const old = await signingSecret(t);
+      const othersSecret = await signingSecret(other);
+      const res = await rotateHttp(t, { graceSeconds: 3600 });
+      expect(res.status).toBe(200);
+      const now = server().clock.now();
+      const fresh = res.body.result.data.signingSecret as string;
+      expect(res.body.result.data).toEqual({
+        signingSecret: fresh,
+        previousSigningSecretExpiresAt: now + 3_600_000,
+      });
+      expect(fresh).toMatch(/^whsec_/);
+      expect(fresh).not.toBe(old);
+      expect((await t.getConfig()).body.result.data).toMatchObject({
+        signingSecret: fresh,
+        previousSigningSecretExpiresAt: now + 3_600_000,
+      });
+      // Another workspace's secret is untouched, and its deliveries carry one signature.
+      expect(await signingSecret(other)).toBe(othersSecret);
+
+      await t.addActivities([comment()]);
+      await other.addActivities([comment()]);
+      await server().worker!.runOnce();
+      const during = t.receiver.received[0]!;
+      expect(verify(fresh, during, now)).toMatchObject({ event: "comment.add" });
+      expect(verify(old, during, now)).toMatchObject({ event: "comment.add" });
+      const others = other.receiver.received[0]!;
+      expect(others.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+      expect(verify(othersSecret, others, now)).toBeTruthy();
+      expect(() => verify(fresh, others, now)).toThrow(/No matching signature/);
+
+      server().clock.advance(3_600_000);
+      await t.addActivities([comment()]);
+      await server().worker!.runOnce();
+      const after = t.receiver.received[1]!;
+      expect(verify(fresh, after, server().clock.now())).toBeTruthy();
+      expect(() => verify(old, after, server().clock.now())).toThrow(/No matching signature/);
+    });
+
+    it("defaults the HTTP grace to 24 hours, and stops the old secret at once with graceSeconds 0", async () => {
+      const t = await tenant(server(), { processedNotificationUrl: "" });
+      tenants.push(t);
+      const byDefault = await rotateHttp(t, {});
+      expect(byDefault.body.result.data.previousSigningSecretExpiresAt).toBe(
+        server().clock.now() + 86_400_000,
+      );
+      const old = byDefault.body.result.data.signingSecret as string;
+      const res = await rotateHttp(t, { graceSeconds: 0 });
+      expect(res.body.result.data.previousSigningSecretExpiresAt).toBeNull();
+      const fresh = res.body.result.data.signingSecret as string;
+      expect((await t.getConfig()).body.result.data.previousSigningSecretExpiresAt).toBeUndefined();
+      await t.addActivities([comment()]);
+      await server().worker!.runOnce();
+      const received = t.receiver.received[0]!;
+      expect(received.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+      expect(verify(fresh, received, server().clock.now())).toBeTruthy();
+      expect(() => verify(old, received, server().clock.now())).toThrow(/No matching signature/);
+    });
+
+    it("refuses a bad grace, naming the field, and changes nothing", async () => {
+      const t = await tenant(server(), { processedNotificationUrl: "" });
+      tenants.push(t);
+      const before = await signingSecret(t);
+      for (const data of [
+        { graceSeconds: -1 },
+        { graceSeconds: 30 * 86_400 + 1 },
+        { graceSeconds: 1.5 },
+        { graceSeconds: "3600" },
+        { graceSeconds: null },
+        { grace: 3600 },
+      ]) {
+        const res = await rotateHttp(t, data);
+        expect({ data, status: res.status }).toEqual({ data, status: 400 });
+        expect(res.body.error.status).toBe("INVALID_ARGUMENT");
+        expect(JSON.stringify(res.body.error)).toContain(
+          "grace" in data ? "data.grace" : "data.graceSeconds",
+        );
+      }
+      expect(await signingSecret(t)).toBe(before);
+      expect((await t.getConfig()).body.result.data.previousSigningSecretExpiresAt).toBeUndefined();
+    });
+
     it("refuses an unknown workspace", async () => {
       await expect(rotate("no-such-key")).rejects.toBeInstanceOf(ApiError);
     });

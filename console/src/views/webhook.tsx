@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { call, type Session } from "../api";
 import { href } from "../route";
 import { ErrorBox, Time } from "../ui";
+import { RotateSecret } from "./rotate-secret";
 
 interface WebhookConfig {
   useWebhookService: boolean;
@@ -265,10 +266,7 @@ export function WebhookSettings({ session }: { session: Session; params: URLSear
           The previous secret still signs too until <Time ms={config.previousSigningSecretExpiresAt} />.
         </p>
       )}
-      <p class="muted">
-        Rotation is not offered by the HTTP API, so the console cannot rotate the secret: an operator rotates
-        it with <code>collabd webhook rotate-secret --api-key …</code> on the server.
-      </p>
+      <RotateSecret session={session} onRotated={() => void load()} />
     </section>
   );
 }

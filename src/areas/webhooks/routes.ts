@@ -6,6 +6,8 @@ import {
   GetWebhookConfig,
   RetryDeliveries,
   RetryResults,
+  RotatedSigningSecret,
+  RotateSigningSecret,
   UpdateWebhookConfig,
   WebhookConfigView,
 } from "./schemas.js";
@@ -134,6 +136,30 @@ export const webhookOperations = [
     handle: async (ctx, data) => ({
       message: "Webhook delivery(s) queued for retry.",
       data: await service.retryDeliveries(ctx, data.deliveryIds),
+    }),
+  }),
+  operation({
+    path: "/v2/workspace/webhooks/secret/rotate",
+    operationId: "webhookSecretRotate",
+    tag: TAG,
+    summary: "Rotate the webhook signing secret (extension)",
+    description:
+      "A new `whsec_…` secret signs from now on; the old one also signs (a second `webhook-signature`) " +
+      "until the grace ends, so receivers can switch without rejecting a delivery. As the CLI's " +
+      "`collabd webhook rotate-secret`.",
+    data: RotateSigningSecret,
+    result: RotatedSigningSecret,
+    example: {
+      data: { graceSeconds: 3600 },
+      message: "Webhook signing secret rotated successfully.",
+      result: {
+        signingSecret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        previousSigningSecretExpiresAt: 1700003600000,
+      },
+    },
+    handle: async (ctx, data) => ({
+      message: "Webhook signing secret rotated successfully.",
+      data: await service.rotateSecret(ctx, data.graceSeconds),
     }),
   }),
 ];

@@ -99,6 +99,35 @@ export const WebhookConfigView = named(
   ),
 );
 
+/** The CLI's `--grace` bound (src/webhooks/cli.ts), so both ways to rotate accept the same range. */
+export const MAX_GRACE_SECONDS = 30 * 86_400;
+export const DEFAULT_GRACE_SECONDS = 86_400;
+
+export const RotateSigningSecret = Closed({
+  graceSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_GRACE_SECONDS,
+      description:
+        "How long the old secret keeps signing too, in seconds (at most 30 days); default 86400 " +
+        "(24 h). 0 stops it at once.",
+    }),
+  ),
+});
+
+export const RotatedSigningSecret = named(
+  "RotatedSigningSecret",
+  Closed(
+    {
+      signingSecret: Type.String({ description: "The new `whsec_…` secret; it signs from now on." }),
+      previousSigningSecretExpiresAt: Type.Union([Type.Integer(), Type.Null()], {
+        description: "Until then (ms since the epoch) the old secret also signs; null with graceSeconds 0.",
+      }),
+    },
+    "The new signing secret, as webhookconfig/get shows it.",
+  ),
+);
+
 export const DELIVERY_STATUSES = ["pending", "delivering", "succeeded", "failed"] as const;
 
 export const GetDeliveries = Closed({
@@ -167,3 +196,4 @@ export const RetryResults = ItemResults("Keyed by delivery id.");
 export type GetDeliveriesInput = Static<typeof GetDeliveries>;
 export type DeliveryViewType = Static<typeof DeliveryView>;
 export type WebhookConfigViewType = Static<typeof WebhookConfigView>;
+export type RotatedSigningSecretType = Static<typeof RotatedSigningSecret>;

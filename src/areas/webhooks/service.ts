@@ -8,12 +8,19 @@ import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
   ensureConfigRow,
   findConfigRow,
+  rotateSigningSecretIn,
   secretsFromRow,
   settingsFromRow,
   type WebhookSettings,
   writeSettings,
 } from "../../webhooks/settings.js";
-import type { DeliveryViewType, GetDeliveriesInput, WebhookConfigViewType } from "./schemas.js";
+import {
+  DEFAULT_GRACE_SECONDS,
+  type DeliveryViewType,
+  type GetDeliveriesInput,
+  type RotatedSigningSecretType,
+  type WebhookConfigViewType,
+} from "./schemas.js";
 import * as store from "./store.js";
 import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
 
@@ -114,6 +121,20 @@ export async function getConfig(ctx: Ctx): Promise<WebhookConfigViewType> {
     view.previousSigningSecretExpiresAt = secrets.previousExpiresAt;
   }
   return view;
+}
+
+/**
+ * A new signing secret, as the CLI's `webhook rotate-secret` makes it: the old one keeps
+ * signing for the grace (seconds), so receivers switch without rejecting a delivery.
+ */
+export async function rotateSecret(
+  ctx: Ctx,
+  graceSeconds: number = DEFAULT_GRACE_SECONDS,
+): Promise<RotatedSigningSecretType> {
+  const secrets = await ctx.write((trx) =>
+    rotateSigningSecretIn(trx, ctx.keys.atRest, ctx.workspace.id, ctx.clock.now(), graceSeconds * 1000),
+  );
+  return { signingSecret: secrets.current, previousSigningSecretExpiresAt: secrets.previousExpiresAt };
 }
 
 /** Shows the last four characters of a long token, nothing of a short one. */
