@@ -1,8 +1,8 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
-import type { FolderRow } from "../../db/tables.js";
+import type { FolderRow, Tables } from "../../db/tables.js";
 import { type FolderNode, folderScope, type NodeRow, nodeToRow } from "../hierarchy/folders.js";
 import { subtreeRange } from "../hierarchy/paths.js";
 
@@ -42,6 +42,21 @@ export async function listFoldersAfter(
  * At most `limit` rows (any of them: a caller asks for one more than it accepts), as
  * stored rows in no order: the caller checks their size before parsing them (listing.ts).
  */
+/**
+ * One level of an organization's folders, below `under` when given: equality on depth then
+ * a path range, one branch on the (depth, path) index (listLevels and measureLevels).
+ */
+function atLevel<O>(
+  query: SelectQueryBuilder<Tables, "folders", O>,
+  depth: number,
+  under: string | undefined,
+) {
+  const level = query.where("depth", "=", depth);
+  if (under === undefined) return level;
+  const [from, to] = subtreeRange(under);
+  return level.where("path", ">", from).where("path", "<", to);
+}
+
 export async function listLevels(
   db: Db,
   workspaceId: string,
@@ -50,12 +65,7 @@ export async function listLevels(
   under: string | undefined,
   limit: number,
 ): Promise<NodeRow[]> {
-  const level = (depth: number) => {
-    const query = folderScope(db, workspaceId, organizationId).where("depth", "=", depth);
-    if (under === undefined) return query;
-    const [from, to] = subtreeRange(under);
-    return query.where("path", ">", from).where("path", "<", to);
-  };
+  const level = (depth: number) => atLevel(folderScope(db, workspaceId, organizationId), depth, under);
   const [first, ...rest] = depths;
   if (first === undefined) return [];
   const rows = await rest
@@ -79,17 +89,16 @@ export async function measureLevels(
   limit: number,
 ): Promise<{ count: number; chars: number }> {
   const size = sql<number>`length(ancestors) + length(folder_id) + length(folder_name) + length(parent_folder_id)`;
-  const level = (depth: number) => {
-    const query = db
-      .selectFrom("folders")
-      .select(size.as("size"))
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("depth", "=", depth);
-    if (under === undefined) return query;
-    const [from, to] = subtreeRange(under);
-    return query.where("path", ">", from).where("path", "<", to);
-  };
+  const level = (depth: number) =>
+    atLevel(
+      db
+        .selectFrom("folders")
+        .select(size.as("size"))
+        .where("workspace_id", "=", workspaceId)
+        .where("organization_id", "=", organizationId),
+      depth,
+      under,
+    );
   const [first, ...rest] = depths;
   if (first === undefined) return { count: 0, chars: 0 };
   const levels = rest
