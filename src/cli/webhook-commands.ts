@@ -1,6 +1,6 @@
 import { requireWorkspace } from "../areas/workspaces/service.js";
 import type { Services } from "../context.js";
-import { rotateSigningSecret } from "../webhooks/settings.js";
+import { MAX_GRACE_MS, rotateSigningSecret } from "../webhooks/settings.js";
 import { UsageError } from "./workspace-commands.js";
 
 /** Output of one command: a JSON object for `--json`, text otherwise (as the workspace commands). */
@@ -10,7 +10,6 @@ export interface WebhookPrinted {
 }
 
 export const DEFAULT_GRACE = "24h";
-const MAX_GRACE_MS = 30 * 86_400_000;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /**

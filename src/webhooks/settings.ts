@@ -134,6 +134,9 @@ export async function writeSettings(
     .execute();
 }
 
+/** How long an old signing secret may keep signing after a rotation (CLI and HTTP alike). */
+export const MAX_GRACE_MS = 30 * 86_400_000;
+
 /**
  * Replaces the signing secret; the old one keeps signing until `now + graceMs`, so
  * receivers can switch without rejecting a single delivery. Returns the new secrets.

@@ -9,6 +9,7 @@ import {
   PageSize,
   PageToken,
 } from "../../http/schemas.js";
+import { MAX_GRACE_MS } from "../../webhooks/settings.js";
 
 /**
  * The update's fields are typed loosely here and checked by validation.ts, because every
@@ -99,8 +100,8 @@ export const WebhookConfigView = named(
   ),
 );
 
-/** The CLI's `--grace` bound (src/webhooks/cli.ts), so both ways to rotate accept the same range. */
-export const MAX_GRACE_SECONDS = 30 * 86_400;
+/** The CLI's `--grace` bound, so both ways to rotate accept the same range. */
+export const MAX_GRACE_SECONDS = MAX_GRACE_MS / 1000;
 export const DEFAULT_GRACE_SECONDS = 86_400;
 
 export const RotateSigningSecret = Closed({
