@@ -584,14 +584,6 @@ export interface components {
             message: string;
             success: boolean;
         };
-        /** @description The user who performed the action. */
-        ActionUser: {
-            email?: string;
-            name?: string;
-            photoUrl?: string;
-            /** @description The acting user's id. */
-            userId: string;
-        };
         ActivitiesAddRequest: {
             activities: components["schemas"]["NewActivity"][];
             documentId: string;
@@ -632,7 +624,7 @@ export interface components {
             /** @description URL or identifier of the icon. */
             actionIcon?: string;
             actionType: string;
-            actionUser: components["schemas"]["ActionUser"];
+            actionUser: components["schemas"]["User"];
             /** @description Field name to `{from, to}`. */
             changes?: {
                 [key: string]: components["schemas"]["Change"];
@@ -863,7 +855,7 @@ export interface components {
             actionIcon?: string;
             /** @description Dotted action, e.g. `comment.add`. */
             actionType: string;
-            actionUser: components["schemas"]["ActionUser"];
+            actionUser: components["schemas"]["User"];
             /** @description Field name to `{from, to}`. */
             changes?: {
                 [key: string]: components["schemas"]["Change"];
@@ -891,7 +883,7 @@ export interface components {
             actionIcon?: string;
             /** @description Dotted action, e.g. `comment.add`. */
             actionType: string;
-            actionUser: components["schemas"]["ActionUser"];
+            actionUser: components["schemas"]["User"];
             /** @description Field name to `{from, to}`. */
             changes?: {
                 [key: string]: components["schemas"]["Change"];
@@ -981,7 +973,7 @@ export interface components {
         };
         /** @description The stored notification, with the content fields that were set. */
         Notification: {
-            actionUser?: components["schemas"]["NotificationUser"];
+            actionUser?: components["schemas"]["User"];
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1011,7 +1003,7 @@ export interface components {
                 [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description Recipients. */
-            notifyUsers: components["schemas"]["NotificationUser"][];
+            notifyUsers: components["schemas"]["User"][];
             /** @description Users who have read it. */
             readByUserIds: string[];
             /** @description Epoch ms of the add. */
@@ -1026,7 +1018,7 @@ export interface components {
         };
         /** @description Fields to merge into one notification (SPEC §2.5). */
         NotificationPatch: {
-            actionUser?: components["schemas"]["NotificationUser"];
+            actionUser?: components["schemas"]["User"];
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1053,7 +1045,7 @@ export interface components {
             readByUserIds?: string[];
         };
         NotificationsAddRequest: {
-            actionUser?: components["schemas"]["NotificationUser"];
+            actionUser?: components["schemas"]["User"];
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1081,7 +1073,7 @@ export interface components {
                 [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description Recipients (For You lists). */
-            notifyUsers?: components["schemas"]["NotificationUser"][];
+            notifyUsers?: components["schemas"]["User"][];
             organizationId: string;
         };
         /** @description organizationId and at least one of documentId, userId, notificationIds. */
@@ -1126,14 +1118,6 @@ export interface components {
             userId?: string;
             /** @description readByUserIds keeps only users with access to the document; needs documentId. */
             verifyUserPermissions?: boolean;
-        };
-        /** @description A user: `userId` plus optional display fields. */
-        NotificationUser: {
-            email?: string;
-            name?: string;
-            photoUrl?: string;
-            /** @description The user's id. */
-            userId: string;
         };
         /** @description An organization record. */
         Organization: {
@@ -1245,6 +1229,45 @@ export interface components {
             previousSigningSecretExpiresAt: number | null;
             /** @description The new `whsec_…` secret; it signs from now on. */
             signingSecret: string;
+        };
+        /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
+        User: {
+            /** @description `viewer` or `editor`; meaningful only in users add and update. */
+            accessRole?: "viewer" | "editor";
+            /** @description Deprecated. */
+            clientGroupId?: string;
+            /** @description Session color. */
+            color?: string;
+            /** @description E-mail address. */
+            email?: string;
+            /** @description Deprecated. */
+            groupId?: string;
+            /** @description First letter of the first name. */
+            initial?: string;
+            /** @description Administrator. */
+            isAdmin?: boolean;
+            /** @description Anonymous user. */
+            isAnonymous?: boolean;
+            /** @description Guest user. */
+            isGuest?: boolean;
+            /** @description Read-only user. */
+            isReadOnly?: boolean;
+            /** @description Full name. */
+            name?: string;
+            /** @description Organization the user belongs to. */
+            organizationId?: string;
+            /** @description Avatar URL. */
+            photoUrl?: string;
+            /** @description Product plan. */
+            plan?: string;
+            /** @description Color of the initial when there is no photo. */
+            textColor?: string;
+            /** @description User type. */
+            type?: string;
+            /** @description The client's user id. */
+            userId: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One user's live grants, by kind of resource. */
         UserGrants: {

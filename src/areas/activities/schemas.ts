@@ -18,6 +18,7 @@ import {
   RecordMetadata,
   Text,
 } from "../../http/schemas.js";
+import { User } from "../../http/user.js";
 
 export const FEATURE_TYPES = ["comment", "reaction", "recorder", "crdt", "custom"] as const;
 
@@ -32,18 +33,8 @@ const ActionType = Type.String({
   description: "Dotted action, e.g. `comment.add`.",
 });
 
-export const ActionUser = named(
-  "ActionUser",
-  Closed(
-    {
-      userId: Id("The acting user's id."),
-      email: Type.Optional(Type.String({ maxLength: 320 })),
-      name: Type.Optional(Text(undefined, 1024)),
-      photoUrl: Type.Optional(Text(undefined, 2048)),
-    },
-    "The user who performed the action.",
-  ),
-);
+/** The acting user: the open User object of COMPAT §B. */
+export const ActionUser = User;
 
 const Changes = Type.Record(
   Type.String(),

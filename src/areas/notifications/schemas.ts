@@ -15,20 +15,10 @@ import {
   PageToken,
   Text,
 } from "../../http/schemas.js";
+import { User } from "../../http/user.js";
 
-/** A user as notifications carry them: the acting user and each recipient. */
-export const NotificationUser = named(
-  "NotificationUser",
-  Closed(
-    {
-      userId: Id("The user's id."),
-      email: Type.Optional(Type.String({ maxLength: 320 })),
-      name: Type.Optional(Text(undefined, 1024)),
-      photoUrl: Type.Optional(Text(undefined, 2048)),
-    },
-    "A user: `userId` plus optional display fields.",
-  ),
-);
+/** A user as notifications carry them: the open User object of COMPAT §B. */
+export const NotificationUser = User;
 
 /** Content fields that add sets and update merges (SPEC §2.5, plus the body template pair). */
 const ContentFields = {
