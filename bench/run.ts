@@ -190,7 +190,8 @@ function measureEcho(server: BenchServer): Promise<LoadResult> {
 function postgresComparison(all: readonly Row[]): string[] {
   const notes: string[] = [];
   for (const p of all) {
-    if (p.dialect !== "postgres" || !p.throughput || p.paced || p.operation.startsWith("echo")) continue;
+    if (p.dialect !== "postgres" || !p.throughput || p.paced || p.reference || p.operation.startsWith("echo"))
+      continue;
     const s = all.find((r) => r.dialect === "sqlite" && r.operation === p.operation);
     if (!s?.throughput) continue;
     const raw = p.throughput.value / s.throughput.value;
