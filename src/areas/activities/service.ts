@@ -107,7 +107,8 @@ export async function updateActivities(
   const results: Record<string, ItemOutcome> = {};
   await ctx.write(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
-    const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    // Under lock: the sizes before are exact (quotas), and a concurrent merge is not lost.
+    const existing = await store.lockActivities(trx, ctx.workspace.id, input.organizationId, ids);
     const before = existing.map((row) => row.record);
     const records = new Map(
       existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]),
@@ -126,7 +127,6 @@ export async function updateActivities(
     for (const [id, text] of texts) checkRecordSize(ctx.config, text, () => fieldOf(input.activities, id));
     await store.replaceRecords(trx, ctx.workspace.id, input.organizationId, texts);
     const usage = rewriteDelta(
-      trx,
       before,
       texts.map(([, record]) => record),
     );
@@ -160,14 +160,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       ...(input.activityIds ? { ids: input.activityIds } : {}),
     });
     const ids = gone.map((row) => row.id);
-    await releaseUsage(
-      trx,
-      ctx,
-      deleteDelta(
-        trx,
-        gone.map((row) => row.bytes),
-      ),
-    );
+    await releaseUsage(trx, ctx, deleteDelta(gone.map((row) => row.bytes)));
     // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
     await eraseRecordDeliveries(trx, {
       workspaceId: ctx.workspace.id,
