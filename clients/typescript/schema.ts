@@ -165,6 +165,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/commentannotations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comment threads
+         * @description Adds threads with their comments to one document (COMPAT §C.2). Per-thread outcomes keyed by annotationId (`__svc_denied:<index>` for a denied thread sent without one). Comments with `triggerNotification` emit `comment_annotation.add` (first comment) or `comment.add` and notify subscribers; `triggerActivities` writes activities.
+         */
+        post: operations["commentAnnotationsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comments to a thread
+         * @description Appends comments to a thread; the new commentIds in order. An author without access under `verifyUserPermissions`: PERMISSION_DENIED, nothing written. Unknown thread: NOT_FOUND.
+         */
+        post: operations["commentsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comments
+         * @description Deletes the given comments, or all of them; the thread stays. Emits `comment.delete` per comment.
+         */
+        post: operations["commentsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the comments of a thread
+         * @description Oldest first, narrowed by author; with commentIds, in that order with null for unknown ids.
+         */
+        post: operations["commentsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/reactions/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a reaction (extension)
+         * @description Adds the user to the comment's reaction for `icon` (idempotent); emits `comment.reaction_add`.
+         */
+        post: operations["commentReactionsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/reactions/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a reaction (extension)
+         * @description Removes the user from the comment's reaction for `icon` (idempotent); emits `comment.reaction_delete`.
+         */
+        post: operations["commentReactionsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comments
+         * @description Sets the fields on each comment (status `updated`, `isEdited`); emits `comment.update` per comment.
+         */
+        post: operations["commentsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/count/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count comment threads
+         * @description Per requested document: threads, and threads whose latest comment is not by `userId` (unread).
+         */
+        post: operations["commentAnnotationsCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comment threads
+         * @description Deletes the selected threads of a document (all without filters; without organizationId in every organization), at most 1000 per organization per request: repeat until nothing is left. Emits `comment.delete` per thread.
+         */
+        post: operations["commentAnnotationsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get comment threads
+         * @description Threads of an organization narrowed by the filters given (AND), ordered by lastUpdated (default desc), keyset-paged. With annotationIds: those threads in request order, null for unknown ones, one page.
+         */
+        post: operations["commentAnnotationsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comment threads
+         * @description Applies updatedData (in order) and updateUsers to the selected threads of a document (at most 1000). Emits status_change, assign, priority_change and suggestion events per changed aspect unless triggerNotification is false.
+         */
+        post: operations["commentAnnotationsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/notifications/add": {
         parameters: {
             query?: never;
@@ -669,11 +889,29 @@ export interface components {
             /** @description The activity to update. */
             id: string;
         };
+        /** @description One thread's outcome. */
+        AddedCommentAnnotation: {
+            annotationId?: string;
+            code?: string;
+            commentIds?: number[];
+            findingId?: string;
+            message: string;
+            success: boolean;
+        };
         /** @description One item's outcome. */
         AddedItem: {
             id: string;
             message: string;
             success: boolean;
+        };
+        /** @description Why the agent commented (open). */
+        AgentReason: {
+            description: string;
+            /** @enum {string} */
+            severity: "critical" | "high" | "medium" | "low" | "info";
+            title: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description A file of the recording. */
         Attachment: {
@@ -694,6 +932,404 @@ export interface components {
             from?: components["schemas"]["JsonValue"];
             /** @description The value after. */
             to?: components["schemas"]["JsonValue"];
+        };
+        /** @description A comment (COMPAT §C.1). */
+        Comment: {
+            agent?: components["schemas"]["CommentAgent"];
+            attachments: components["schemas"]["CommentAttachment"][];
+            commentHtml?: string;
+            commentId: number;
+            commentText?: string;
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms. */
+            createdAt: number;
+            customList: components["schemas"]["JsonValue"][];
+            /** @description ISO 8601. */
+            editedAt?: string;
+            from: components["schemas"]["User"];
+            isCommentResolverUsed?: boolean;
+            isCommentTextAvailable: boolean;
+            isDraft: boolean;
+            isEdited: boolean;
+            /** @description ISO 8601. */
+            lastUpdated: string;
+            metadata?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            reactionAnnotationIds: string[];
+            reactionAnnotations: components["schemas"]["ReactionAnnotation"][];
+            recorders: components["schemas"]["JsonValue"][];
+            sourceType?: string;
+            /** @enum {string} */
+            status: "added" | "updated";
+            taggedUserContacts: components["schemas"]["TaggedUserContact"][];
+            to: components["schemas"]["User"][];
+            toOrganizationUserGroup: components["schemas"]["JsonValue"][];
+            /** @constant */
+            type: "text";
+        };
+        /** @description The agent that wrote the comment. */
+        CommentAgent: {
+            agentId: string;
+            /** @description Required for external agents. */
+            agentName?: string;
+            /** @description `external`; the original's built-in source fails the item. */
+            agentSource: string;
+            executionId?: string;
+            reason: components["schemas"]["AgentReason"];
+            /** @description URL. */
+            url?: string;
+        };
+        /** @description A comment thread (COMPAT §C.1). */
+        CommentAnnotation: {
+            agent?: components["schemas"]["CommentAgent"];
+            annotationId: string;
+            annotationNumber: number;
+            assignedTo?: components["schemas"]["User"];
+            commentCategories: components["schemas"]["JsonValue"][];
+            comments: components["schemas"]["Comment"][];
+            commentType: string;
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms. */
+            createdAt: number;
+            customList: components["schemas"]["JsonValue"][];
+            from: components["schemas"]["User"];
+            hasDraftComments: boolean;
+            involvedUserIds: string[];
+            /** @description ms. */
+            lastUpdated: number;
+            location?: components["schemas"]["CommentLocation"];
+            locationId?: number;
+            mentionedUserIds: string[];
+            metadata: {
+                apiKey: string;
+                documentId: string;
+                folderId?: string;
+                organizationId: string;
+            };
+            priority?: components["schemas"]["CommentPriority"];
+            resolvedByUser?: components["schemas"]["User"];
+            resolvedByUserId?: string;
+            sourceType: string;
+            status: components["schemas"]["CommentStatus"];
+            statusUpdatedByUserId?: string;
+            /** @description userId → {user, type}. */
+            subscribedUsers: {
+                [key: string]: {
+                    type: string;
+                    user: components["schemas"]["User"];
+                };
+            };
+            suggestion?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            targetElement?: components["schemas"]["CommentTargetElement"];
+            /** @enum {string} */
+            type: "comment" | "suggestion";
+            /** @description userId → {user, type}. */
+            unsubscribedUsers: {
+                [key: string]: {
+                    type: string;
+                    user: components["schemas"]["User"];
+                };
+            };
+            visibilityConfig: components["schemas"]["CommentVisibility"];
+        };
+        /** @description Fields to set on the selected threads: null clears, absent keeps. */
+        CommentAnnotationPatch: {
+            assignedTo?: components["schemas"]["User"] | null;
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            from?: components["schemas"]["User"];
+            location?: components["schemas"]["CommentLocation"] | null;
+            priority?: components["schemas"]["CommentPriority"] | null;
+            /** @description Who resolved the thread; null clears. */
+            resolvedByUserId?: string | null;
+            status?: components["schemas"]["CommentStatus"];
+            /** @description Who changed the status; null clears. */
+            statusUpdatedByUserId?: string | null;
+            suggestion?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            targetElement?: components["schemas"]["CommentTargetElement"] | null;
+        };
+        CommentAnnotationsAddRequest: {
+            commentAnnotations: components["schemas"]["NewCommentAnnotation"][];
+            /** @description Create the document record first when missing. */
+            createDocument?: boolean;
+            /** @description Create the organization record first when missing. */
+            createOrganization?: boolean;
+            documentId: string;
+            organizationId: string;
+            /** @description Authors must have access to the document (COMPAT §A.7). */
+            verifyUserPermissions?: boolean;
+        };
+        CommentAnnotationsCountRequest: {
+            /** @description Documents to count. */
+            documentIds: string[];
+            organizationId: string;
+            /** @description Only threads with these statuses. */
+            statusIds?: string[];
+            /** @description The viewer, for unread. */
+            userId: string;
+        };
+        CommentAnnotationsDeleteRequest: {
+            /** @description These threads. */
+            annotationIds?: string[];
+            documentId: string;
+            /** @description Threads at these locations. */
+            locationIds?: string[];
+            /** @description Absent: this document id in every organization. */
+            organizationId?: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+            /** @description Threads these users started. */
+            userIds?: string[];
+        };
+        CommentAnnotationsGetRequest: {
+            /** @description In request order, null for unknown ids; no paging. */
+            annotationIds?: string[];
+            /** @description Exclusive, ms. */
+            createdAfter?: number;
+            /** @description Exclusive, ms. */
+            createdBefore?: number;
+            documentId?: string;
+            /** @description Threads of these documents. */
+            documentIds?: string[];
+            /** @description Documents directly in this folder now. */
+            folderId?: string;
+            /** @description `data` becomes `{documentId: annotation[]}`. */
+            groupByDocumentId?: boolean;
+            /** @description Match `location.id` as text. */
+            locationIds?: string[];
+            /** @description Any of these tagged in a comment. */
+            mentionedUserIds?: string[];
+            /**
+             * @description By lastUpdated; default desc.
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            organizationId: string;
+            /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
+            pageSize?: number;
+            /** @description Opaque token from a previous response's `result.pageToken`. */
+            pageToken?: string;
+            /** @description Equals resolvedByUserId. */
+            resolvedBy?: string;
+            /** @description One status id (the original's examples). */
+            statusId?: string;
+            /** @description `status.id`. */
+            statusIds?: string[];
+            /** @description Exclusive, ms. */
+            updatedAfter?: number;
+            /** @description Exclusive, ms. */
+            updatedBefore?: number;
+            /** @description Thread author. */
+            userIds?: string[];
+        };
+        CommentAnnotationsUpdateRequest: {
+            /** @description These threads. */
+            annotationIds?: string[];
+            documentId: string;
+            /** @description Threads at these locations. */
+            locationIds?: string[];
+            organizationId: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+            /** @description A patch, or an array of patches applied in order. */
+            updatedData?: components["schemas"]["CommentAnnotationPatch"] | components["schemas"]["CommentAnnotationPatch"][];
+            updateUsers?: {
+                newUser: {
+                    email?: string;
+                    name?: string;
+                    userId: string;
+                };
+                oldUser: {
+                    email?: string;
+                    name?: string;
+                    userId: string;
+                };
+            }[];
+            /** @description Threads these users started. */
+            userIds?: string[];
+        };
+        /** @description A file on a comment. */
+        CommentAttachment: {
+            attachmentId: number;
+            /** @description Storage path. */
+            bucketPath?: string;
+            /** @description Open. */
+            metadata?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description MIME type. */
+            mimeType?: string;
+            /** @description File name. */
+            name?: string;
+            size?: number;
+            /** @description Thumbnail URL. */
+            thumbnail?: string;
+            /** @description File type. */
+            type?: string;
+            /** @description URL. */
+            url?: string;
+        };
+        /** @description One item's outcome; `id` is a number for comments. */
+        CommentItemResult: {
+            id: string | number;
+            message: string;
+            success: boolean;
+        };
+        /** @description Where the thread is (open). */
+        CommentLocation: {
+            /** @description Location id. */
+            id?: string | number;
+            /** @description Location name. */
+            locationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description Fields to set on the comments. */
+        CommentPatch: {
+            attachments?: components["schemas"]["CommentAttachment"][];
+            /** @description HTML. */
+            commentHtml?: string;
+            /** @description Plain text; `{{userId}}` marks a mention. */
+            commentText?: string;
+            /** @description Open. */
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            from?: components["schemas"]["User"];
+            isCommentResolverUsed?: boolean;
+            isCommentTextAvailable?: boolean;
+            taggedUserContacts?: components["schemas"]["TaggedUserContact"][];
+        };
+        /** @description A thread's priority. */
+        CommentPriority: {
+            /** @description Color. */
+            color?: string;
+            /** @description e.g. `P0`. */
+            id: string;
+            /** @description Light color. */
+            lightColor?: string;
+            /** @description Display name. */
+            name: string;
+        };
+        CommentReactionsAddRequest: {
+            annotationId: string;
+            /** @description Comment id. */
+            commentId: number;
+            documentId: string;
+            from: components["schemas"]["User"];
+            /** @description The reaction, e.g. an emoji. */
+            icon: string;
+            organizationId: string;
+            /** @description Write an activity record; default false. */
+            triggerActivities?: boolean;
+        };
+        CommentReactionsDeleteRequest: {
+            annotationId: string;
+            /** @description Comment id. */
+            commentId: number;
+            documentId: string;
+            from: components["schemas"]["User"];
+            /** @description The reaction, e.g. an emoji. */
+            icon: string;
+            organizationId: string;
+            /** @description Write an activity record; default false. */
+            triggerActivities?: boolean;
+        };
+        CommentsAddRequest: {
+            annotationId: string;
+            commentData: components["schemas"]["NewComment"][];
+            /** @description Create the document record first when missing. */
+            createDocument?: boolean;
+            /** @description Create the organization record first when missing. */
+            createOrganization?: boolean;
+            documentId: string;
+            organizationId: string;
+            /** @description Authors must have access to the document (COMPAT §A.7). */
+            verifyUserPermissions?: boolean;
+        };
+        CommentsDeleteRequest: {
+            annotationId: string;
+            commentIds?: number[];
+            documentId: string;
+            organizationId: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+        };
+        CommentsGetRequest: {
+            annotationId: string;
+            commentIds?: number[];
+            documentId: string;
+            organizationId: string;
+            /** @description Comments by these users. */
+            userIds?: string[];
+        };
+        /** @description A thread's status. */
+        CommentStatus: {
+            /** @description Color. */
+            color?: string;
+            /** @description Icon URL. */
+            iconUrl?: string;
+            /** @description e.g. `OPEN`, `IN_PROGRESS`, `RESOLVED`. */
+            id: string;
+            /** @description Light color. */
+            lightColor?: string;
+            /** @description Display name. */
+            name: string;
+            /** @description Icon as SVG. */
+            svg?: string;
+            /**
+             * @description `terminal` resolves the thread.
+             * @enum {string}
+             */
+            type: "default" | "ongoing" | "terminal";
+        };
+        CommentsUpdateRequest: {
+            annotationId: string;
+            commentIds: number[];
+            documentId: string;
+            organizationId: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+            updatedData: components["schemas"]["CommentPatch"];
+        };
+        /** @description The element the thread is attached to. */
+        CommentTargetElement: {
+            /** @description Element id. */
+            elementId?: string;
+            occurrence?: number;
+            selectAllContent?: boolean;
+            /** @description Selected text. */
+            targetText?: string;
+        };
+        /** @description Visibility of a thread; default public. */
+        CommentVisibility: {
+            /** @description Required for organizationPrivate. */
+            organizationId?: string;
+            /**
+             * @description Who sees the thread.
+             * @enum {string}
+             */
+            type: "public" | "organizationPrivate" | "restricted";
+            /** @description Required (non-empty) for restricted. */
+            userIds?: string[];
         };
         /** @description How many records were deleted. */
         DeletedCount: {
@@ -906,6 +1542,72 @@ export interface components {
             /** @description The entity the custom activity is about. */
             targetEntityId: string;
             targetSubEntityId?: string;
+        };
+        /** @description One comment to add. */
+        NewComment: {
+            agent?: components["schemas"]["CommentAgent"];
+            attachments?: components["schemas"]["CommentAttachment"][];
+            /** @description HTML. */
+            commentHtml?: string;
+            /** @description Unique in the thread; generated when absent. */
+            commentId?: number;
+            /** @description Plain text; `{{userId}}` marks a mention. */
+            commentText?: string;
+            /** @description Open. */
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms; default now. */
+            createdAt?: number;
+            from: components["schemas"]["User"];
+            isCommentResolverUsed?: boolean;
+            /** @description Default true. */
+            isCommentTextAvailable?: boolean;
+            /** @description ms; default createdAt. */
+            lastUpdated?: number;
+            /** @description Open. */
+            metadata?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            taggedUserContacts?: components["schemas"]["TaggedUserContact"][];
+            /** @description Write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description Emit the webhook and notify subscribers; default false. */
+            triggerNotification?: boolean;
+        };
+        /** @description One thread to add. */
+        NewCommentAnnotation: {
+            /** @description Thread id; generated when absent. Must not contain `:`. */
+            annotationId?: string;
+            assignedTo?: components["schemas"]["User"];
+            commentData: components["schemas"]["NewComment"][];
+            /**
+             * @description Default manual.
+             * @enum {string}
+             */
+            commentType?: "manual" | "chart" | "suggestion";
+            /** @description Open; `access` adds `accessFields`. */
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms; default now (imports). */
+            createdAt?: number;
+            /** @description ms; default createdAt. */
+            lastUpdated?: number;
+            location?: components["schemas"]["CommentLocation"];
+            priority?: components["schemas"]["CommentPriority"];
+            status?: components["schemas"]["CommentStatus"];
+            /** @description Only for type suggestion; its status starts pending. */
+            suggestion?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            targetElement?: components["schemas"]["CommentTargetElement"];
+            /**
+             * @description Default comment.
+             * @enum {string}
+             */
+            type?: "comment" | "suggestion";
+            visibility?: components["schemas"]["CommentVisibility"];
         };
         /** @description One document to create. */
         NewDocument: {
@@ -1162,6 +1864,19 @@ export interface components {
             /** @description The user whose grants are removed. */
             userId: string;
         };
+        /** @description The users who reacted to a comment with one icon. */
+        ReactionAnnotation: {
+            annotationId: string;
+            commentAnnotationId: string;
+            fromUsers: {
+                from: components["schemas"]["User"];
+                lastUpdated: number;
+            }[];
+            icon: string;
+            lastUpdated: number;
+            /** @constant */
+            type: "reaction";
+        };
         /** @description How long the recording is. */
         RecordedTime: {
             /** @description `HH:MM:SS`; derived from duration when omitted. */
@@ -1229,6 +1944,14 @@ export interface components {
             previousSigningSecretExpiresAt: number | null;
             /** @description The new `whsec_…` secret; it signs from now on. */
             signingSecret: string;
+        };
+        /** @description A mentioned user. */
+        TaggedUserContact: {
+            contact: components["schemas"]["User"];
+            /** @description The mention's text. */
+            text?: string;
+            /** @description The tagged user's id; default `contact.userId`. */
+            userId?: string;
         };
         /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
         User: {
@@ -2243,6 +2966,980 @@ export interface operations {
                     "application/json": {
                         result: {
                             data: components["schemas"]["RemovedCount"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "commentAnnotations": [
+                 *           {
+                 *             "annotationId": "thread-1",
+                 *             "location": {
+                 *               "id": "slide-3",
+                 *               "locationName": "Slide 3"
+                 *             },
+                 *             "priority": {
+                 *               "id": "P1",
+                 *               "name": "High"
+                 *             },
+                 *             "commentData": [
+                 *               {
+                 *                 "commentId": 100001,
+                 *                 "commentText": "Can we check {{u2}}'s figures?",
+                 *                 "from": {
+                 *                   "userId": "u1",
+                 *                   "name": "Ada",
+                 *                   "email": "ada@example.com"
+                 *                 },
+                 *                 "taggedUserContacts": [
+                 *                   {
+                 *                     "userId": "u2",
+                 *                     "contact": {
+                 *                       "userId": "u2",
+                 *                       "name": "Bob"
+                 *                     }
+                 *                   }
+                 *                 ],
+                 *                 "triggerNotification": true
+                 *               }
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment Annotation(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment Annotation(s) added successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "annotationId": "thread-1",
+                     *             "commentIds": [
+                     *               100001
+                     *             ],
+                     *             "message": "Added Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedCommentAnnotation"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentData": [
+                 *           {
+                 *             "commentId": 100002,
+                 *             "commentText": "Checked, they add up.",
+                 *             "from": {
+                 *               "userId": "u2",
+                 *               "name": "Bob"
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment(s) added successfully.",
+                     *         "data": [
+                     *           100002
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The new commentIds. */
+                            data: number[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments(s) deleted successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Deleted successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "userIds": [
+                 *           "u2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "commentId": 100002,
+                     *             "type": "text",
+                     *             "status": "added",
+                     *             "commentText": "Checked, they add up.",
+                     *             "from": {
+                     *               "userId": "u2",
+                     *               "name": "Bob"
+                     *             },
+                     *             "to": [],
+                     *             "taggedUserContacts": [],
+                     *             "attachments": [],
+                     *             "isCommentTextAvailable": true,
+                     *             "isDraft": false,
+                     *             "isEdited": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *             "recorders": [],
+                     *             "customList": [],
+                     *             "toOrganizationUserGroup": [],
+                     *             "reactionAnnotationIds": [],
+                     *             "reactionAnnotations": []
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: (components["schemas"]["Comment"] | null)[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentReactionsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentId": 100002,
+                 *         "icon": "👍",
+                 *         "from": {
+                 *           "userId": "u1",
+                 *           "name": "Ada",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentReactionsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Reaction added.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Reaction added.",
+                     *         "data": {
+                     *           "success": true,
+                     *           "message": "Reaction added."
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The reaction was applied (idempotent). */
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentReactionsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentId": 100002,
+                 *         "icon": "👍",
+                 *         "from": {
+                 *           "userId": "u1",
+                 *           "name": "Ada",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentReactionsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Reaction removed.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Reaction removed.",
+                     *         "data": {
+                     *           "success": true,
+                     *           "message": "Reaction removed."
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The reaction was applied (idempotent). */
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002,
+                 *           999999
+                 *         ],
+                 *         "updatedData": {
+                 *           "commentText": "Checked: they add up."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment updated successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Updated successfully"
+                     *           },
+                     *           "999999": {
+                     *             "success": false,
+                     *             "id": 999999,
+                     *             "message": "Not found"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1",
+                 *           "doc-2"
+                 *         ],
+                 *         "userId": "u2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsCountRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment count retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment count retrieved successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "total": 1,
+                     *             "unread": 1
+                     *           },
+                     *           "doc-2": {
+                     *             "total": 0,
+                     *             "unread": 0
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description documentId → counts. */
+                            data: {
+                                [key: string]: {
+                                    total: number;
+                                    unread: number;
+                                };
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations deleted successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "statusIds": [
+                 *           "OPEN"
+                 *         ],
+                 *         "pageSize": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotation(s) fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotation(s) fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "annotationId": "thread-1",
+                     *             "annotationNumber": 1,
+                     *             "type": "comment",
+                     *             "commentType": "manual",
+                     *             "comments": [
+                     *               {
+                     *                 "commentId": 100001,
+                     *                 "type": "text",
+                     *                 "status": "added",
+                     *                 "commentText": "Can we check {{u2}}'s figures?",
+                     *                 "from": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "to": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "name": "Bob"
+                     *                   }
+                     *                 ],
+                     *                 "taggedUserContacts": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "contact": {
+                     *                       "userId": "u2",
+                     *                       "name": "Bob"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "attachments": [],
+                     *                 "isCommentTextAvailable": true,
+                     *                 "isDraft": false,
+                     *                 "isEdited": false,
+                     *                 "createdAt": 1767225600000,
+                     *                 "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *                 "recorders": [],
+                     *                 "customList": [],
+                     *                 "toOrganizationUserGroup": [],
+                     *                 "reactionAnnotationIds": [],
+                     *                 "reactionAnnotations": []
+                     *               }
+                     *             ],
+                     *             "from": {
+                     *               "userId": "u1",
+                     *               "name": "Ada",
+                     *               "email": "ada@example.com"
+                     *             },
+                     *             "status": {
+                     *               "id": "OPEN",
+                     *               "name": "Open",
+                     *               "type": "default",
+                     *               "color": "#625DF5",
+                     *               "lightColor": "#E7E8FA"
+                     *             },
+                     *             "priority": {
+                     *               "id": "P1",
+                     *               "name": "High"
+                     *             },
+                     *             "location": {
+                     *               "id": "slide-3",
+                     *               "locationName": "Slide 3"
+                     *             },
+                     *             "visibilityConfig": {
+                     *               "type": "public"
+                     *             },
+                     *             "sourceType": "rest-api",
+                     *             "metadata": {
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "documentId": "doc-1",
+                     *               "folderId": "reports"
+                     *             },
+                     *             "subscribedUsers": {
+                     *               "u1": {
+                     *                 "user": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "type": "auto"
+                     *               },
+                     *               "u2": {
+                     *                 "user": {
+                     *                   "userId": "u2",
+                     *                   "name": "Bob"
+                     *                 },
+                     *                 "type": "auto"
+                     *               }
+                     *             },
+                     *             "unsubscribedUsers": {},
+                     *             "involvedUserIds": [
+                     *               "u1",
+                     *               "u2"
+                     *             ],
+                     *             "mentionedUserIds": [
+                     *               "u2"
+                     *             ],
+                     *             "hasDraftComments": false,
+                     *             "customList": [],
+                     *             "commentCategories": [],
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "locationId": 4338125493188208
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Threads (null for unknown annotationIds), or threads by document. */
+                            data: (components["schemas"]["CommentAnnotation"] | null)[] | {
+                                [key: string]: components["schemas"]["CommentAnnotation"][];
+                            };
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ],
+                 *         "updatedData": {
+                 *           "status": {
+                 *             "id": "RESOLVED",
+                 *             "name": "Resolved",
+                 *             "type": "terminal"
+                 *           },
+                 *           "resolvedByUserId": "u1",
+                 *           "statusUpdatedByUserId": "u1",
+                 *           "assignedTo": {
+                 *             "userId": "u2",
+                 *             "name": "Bob"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations updated successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Annotations updated successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
                             message: string;
                             /** @constant */
                             status: "success";

@@ -1,5 +1,6 @@
 import { accessOperations } from "../areas/access/routes.js";
 import { activityOperations } from "../areas/activities/routes.js";
+import { commentOperations } from "../areas/comments/routes.js";
 import { documentOperations } from "../areas/documents/routes.js";
 import { folderOperations } from "../areas/folders/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
@@ -18,4 +19,5 @@ export const allOperations: readonly Operation[] = [
   ...documentOperations,
   ...accessOperations,
   ...webhookOperations,
+  ...commentOperations,
 ];

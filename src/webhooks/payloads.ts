@@ -4,6 +4,8 @@
  * front, so retries resend exactly the same JSON.
  */
 
+import { type CommentEventFields, commentPayloads } from "./comment-payloads.js";
+
 type Json = Record<string, unknown>;
 
 /** One event as the outbox receives it; `record` may still be the stored JSON text. */
@@ -24,7 +26,8 @@ export type OutboxEvent =
       readonly actionUser?: unknown;
       /** The public recording annotation (SPEC §2.2), object or JSON text. */
       readonly record: string | Json;
-    };
+    }
+  | ({ readonly type: "comment" } & CommentEventFields);
 
 export interface Payloads {
   readonly organizationId: string;
@@ -58,6 +61,11 @@ export const recordingEvent = (row: {
 });
 
 export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
+  if (event.type === "comment") {
+    const { organizationId, documentId } = event;
+    const recordId = String(event.commentAnnotation.annotationId ?? "");
+    return { organizationId, documentId, recordId, ...commentPayloads(apiKey, event) };
+  }
   const record = typeof event.record === "string" ? (JSON.parse(event.record) as Json) : event.record;
   if (event.type === "activity") {
     const metadata = (record.metadata ?? {}) as Json;

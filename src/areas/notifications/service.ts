@@ -1,12 +1,11 @@
 import type { Ctx } from "../../context.js";
 import { RUNS_ALONE } from "../../db/group-commit.js";
-import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
-import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
+import { pageBounds } from "../../lib/bounds.js";
 import { outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { type NotificationRecord, uniqueUsers } from "./record.js";
+import { composeNotification } from "./compose.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
 import * as store from "./store.js";
@@ -24,53 +23,11 @@ export interface ItemOutcome {
  */
 export async function addNotification(ctx: Ctx, input: AddNotificationInput): Promise<string> {
   checkScope(input);
-  const {
-    organizationId,
-    documentId,
-    locationId,
-    notificationId,
-    notificationSource,
-    notifyUsers,
-    ...content
-  } = input;
-  const id = notificationId ?? ctx.ids();
-  const now = ctx.clock.now();
-  const recipients = uniqueUsers(notifyUsers ?? []);
-  const record: NotificationRecord = {
-    id,
-    notificationSource: notificationSource ?? "custom",
-    ...content,
-    notifyUsers: recipients,
-    readByUserIds: [],
-    metadata: {
-      apiKey: ctx.workspace.id,
-      organizationId,
-      ...(documentId !== undefined ? { documentId } : {}),
-      ...(locationId !== undefined ? { locationId } : {}),
-    },
-    timestamp: now,
-    lastUpdated: now,
-  };
-  const base = { workspace_id: ctx.workspace.id, organization_id: organizationId };
-  const where = { document_id: documentId ?? null, location_id: locationId ?? null };
-  const text = JSON.stringify(record);
-  checkRecordSize(ctx.config, text, "data");
-  const row: NotificationRow = { ...base, id, ...where, timestamp: now, record: text };
-  const recipientRows = recipients.map(
-    (user): NotificationRecipientRow => ({
-      ...base,
-      notification_id: id,
-      user_id: user.userId,
-      timestamp: now,
-      ...where,
-      is_read: 0,
-      in_for_you: 1,
-    }),
-  );
+  const { id, row, recipients } = composeNotification(ctx, input);
   await ctx.write(async (trx) => {
-    await store.replaceNotification(trx, row, recipientRows);
+    await store.replaceNotification(trx, row, recipients);
     await checkQuotas(trx, ctx);
-  }, 1 + recipientRows.length);
+  }, 1 + recipients.length);
   return id;
 }
 

@@ -7,6 +7,7 @@ import * as roomForUpdates from "./0005_room_for_updates.js";
 import * as webhookRetention from "./0006_webhook_retention.js";
 import * as quotas from "./0007_quotas.js";
 import * as activityUsageByVerbs from "./0008_activity_usage_by_verbs.js";
+import * as comments from "./0012_comments.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   "0006_webhook_retention": webhookRetention,
   "0007_quotas": quotas,
   "0008_activity_usage_by_verbs": activityUsageByVerbs,
+  "0012_comments": comments,
 };
