@@ -6,6 +6,7 @@ import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
+import { keepInboxRecipients } from "../notification-config/recipients.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
@@ -68,7 +69,18 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
     }),
   );
   await ctx.write(async (trx) => {
-    await store.replaceNotification(trx, row, recipientRows);
+    // Preferences (COMPAT §C.7): a recipient whose inbox config excludes this gets no inbox row.
+    const candidates = recipientRows.map((r) => ({ userId: r.user_id, named: true, row: r }));
+    const kept = await keepInboxRecipients(
+      trx,
+      { workspaceId: ctx.workspace.id, organizationId, documentId },
+      candidates,
+    );
+    await store.replaceNotification(
+      trx,
+      row,
+      kept.map((c) => c.row),
+    );
     await checkQuotas(trx, ctx);
   }, 1 + recipientRows.length);
   return id;
