@@ -38,6 +38,13 @@ export interface Config {
   readonly webhookDnsPerWorkspace: number;
   /** Finished webhook deliveries (and their attempts and events) are deleted this long after they finished. */
   readonly webhookRetentionMs: number;
+  // User-data erasure jobs (issue #13, docs/privacy.md).
+  /** Rows one erasure batch (one short write transaction) deletes, rewrites or scans at most. */
+  readonly erasureBatchRows: number;
+  /** Pause between two erasure batches, so live traffic keeps most of the writer. */
+  readonly erasurePauseMs: number;
+  /** How long a process's claim on a job holds without a batch; another process takes the job over after it. */
+  readonly erasureLeaseMs: number;
   // Answer and record bounds (issue #15, RELIABILITY.md "Abuse").
   /** Largest stored activity, recording or notification, as UTF-8 bytes of its JSON. */
   readonly maxRecordBytes: number;
@@ -128,6 +135,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDnsTimeoutMs: integer(env, "COLLABD_WEBHOOK_DNS_TIMEOUT_MS", 5_000, 100, 60_000),
     webhookDnsPerWorkspace: integer(env, "COLLABD_WEBHOOK_DNS_PER_WORKSPACE", 4, 1, 64),
     webhookRetentionMs: duration(env, "COLLABD_WEBHOOK_RETENTION", "30d", 60_000, 3650 * 86_400_000),
+    erasureBatchRows: integer(env, "COLLABD_ERASURE_BATCH_ROWS", 500, 1, 10_000),
+    erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
+    erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),
     // Answer and record bounds (issue #15): one block, README "Limits".
     ...answerBounds(env),
     transport: loadTransport(env),

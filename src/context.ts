@@ -5,6 +5,7 @@ import type { Clock } from "./lib/clock.js";
 import type { IdGenerator } from "./lib/ids.js";
 import type { Keys } from "./lib/keys.js";
 import type { PageTokens } from "./lib/page-token.js";
+import type { JobSignal } from "./privacy/signal.js";
 import type { HostResolver } from "./webhooks/resolver.js";
 
 /** The settings a workspace carries (DESIGN §3). */
@@ -27,6 +28,8 @@ export interface Services {
   readonly keys: Keys;
   /** Webhook host names: c-ares, cached, a bounded share per workspace (docs/webhooks.md). */
   readonly webhookResolver: HostResolver;
+  /** Wakes the erasure worker once a job is committed (src/privacy/worker.ts). */
+  readonly jobs: JobSignal;
 }
 
 /** What every verb receives (STYLE §3): the tenant is explicit, the executor is given. */
@@ -53,6 +56,7 @@ export interface Ctx {
   readonly keys: Keys;
   readonly config: Config;
   readonly webhookResolver: HostResolver;
+  readonly jobs: JobSignal;
 }
 
 export function contextFor(services: Services, workspace: Workspace, requestId: string): Ctx {
@@ -67,5 +71,6 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     keys: services.keys,
     config: services.config,
     webhookResolver: services.webhookResolver,
+    jobs: services.jobs,
   };
 }

@@ -6,6 +6,7 @@ import { type Clock, systemClock } from "./lib/clock.js";
 import { type IdGenerator, randomId } from "./lib/ids.js";
 import { resolveKeys } from "./lib/keys.js";
 import { PageTokens } from "./lib/page-token.js";
+import { JobSignal } from "./privacy/signal.js";
 import { dnsResolver } from "./webhooks/dns.js";
 import type { HostResolver } from "./webhooks/resolver.js";
 
@@ -48,6 +49,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       webhookResolver:
         overrides.webhookResolver ??
         dnsResolver({ timeoutMs: config.webhookDnsTimeoutMs, perWorkspace: config.webhookDnsPerWorkspace }),
+      jobs: new JobSignal(),
     };
   } catch (error) {
     await database.close();

@@ -405,6 +405,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/notifications/config/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a user's notification preferences
+         * @description One entry per document of `documentIds` (document keys over the organization default), and with `getOrganizationConfig` the organization default first. A channel set nowhere is absent.
+         */
+        post: operations["notificationsConfigGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/notifications/config/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set users' notification preferences
+         * @description Merges `config` (channels `inbox`, `email`, `slack`; values `ALL`, `MINE`, `NONE`) into each user's stored config for each of `documentIds`, or into their organization-wide default when absent. `inbox` decides which notifications reach the user's list: `MINE` only those naming the user in `notifyUsers`, `NONE` none. Keyed by userId.
+         */
+        post: operations["notificationsConfigSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/notifications/delete": {
         parameters: {
             query?: never;
@@ -679,6 +719,66 @@ export interface paths {
          * @description Recording annotations of an organization, optionally of one document or only `recordingIds`, newest first, keyset-paged. `pageToken` is `""` on the last page.
          */
         post: operations["recordingsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/data/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase users' data
+         * @description Starts a durable job that erases or pseudonymizes the users across every table (docs/privacy.md) and answers at once with HTTP 202. The body carries both the `result` envelope and the original service's top-level keys. Follow the job with /v2/users/data/delete/status. Erasing again is harmless.
+         */
+        post: operations["usersDataDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/data/delete/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Progress of a user-data erasure
+         * @description Whether the job is done, how many tasks are left, and when the last one finished. Unknown: NOT_FOUND.
+         */
+        post: operations["usersDataDeleteStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/data/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a user's data
+         * @description Everything the workspace holds about one user in one organization (docs/privacy.md), up to 100 records per key and page. Pass `nextPageToken` back as `pageToken` until it is null. An unknown organization or user is an empty export.
+         */
+        post: operations["usersDataGet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1718,6 +1818,32 @@ export interface components {
             message: string;
             success: boolean;
         };
+        /** @description Channels and their values; a key left out is not set at this level. */
+        NotificationConfig: {
+            /** @description `ALL`: every notification; `MINE`: only those naming the user as a recipient; `NONE`: none. */
+            email?: "ALL" | "MINE" | "NONE";
+            /** @description `ALL`: every notification; `MINE`: only those naming the user as a recipient; `NONE`: none. */
+            inbox?: "ALL" | "MINE" | "NONE";
+            /** @description `ALL`: every notification; `MINE`: only those naming the user as a recipient; `NONE`: none. */
+            slack?: "ALL" | "MINE" | "NONE";
+        };
+        NotificationConfigEntry: {
+            config: components["schemas"]["NotificationConfig"];
+            metadata: {
+                apiKey: string;
+                documentId?: string;
+                organizationId: string;
+                userId: string;
+            };
+        };
+        NotificationConfigSetItem: {
+            documentId?: string;
+            /** @description Every document set (extra). */
+            documentIds?: string[];
+            message: string;
+            success: boolean;
+            userId: string;
+        };
         /** @description Fields to merge into one notification (SPEC §2.5). */
         NotificationPatch: {
             actionUser?: components["schemas"]["User"];
@@ -1777,6 +1903,22 @@ export interface components {
             /** @description Recipients (For You lists). */
             notifyUsers?: components["schemas"]["User"][];
             organizationId: string;
+        };
+        NotificationsConfigGetRequest: {
+            /** @description Documents to read the config of; required unless getOrganizationConfig. */
+            documentIds?: string[];
+            /** @description Read the organization-wide default. */
+            getOrganizationConfig?: boolean;
+            organizationId: string;
+            userId: string;
+        };
+        NotificationsConfigSetRequest: {
+            config: components["schemas"]["NotificationConfig"];
+            /** @description Documents the config is for; absent: the users' organization-wide default. */
+            documentIds?: string[];
+            organizationId: string;
+            /** @description Users whose config is set. */
+            userIds: string[];
         };
         /** @description organizationId and at least one of documentId, userId, notificationIds. */
         NotificationsDeleteRequest: {
@@ -1992,6 +2134,53 @@ export interface components {
         } & {
             [key: string]: components["schemas"]["JsonValue"];
         };
+        /** @description Up to 100 records per key and page; `[]` when none (or when the organization or user is unknown). */
+        UserData: {
+            /** @description Activities the user acted in (extra). */
+            activities: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description Comment threads the user wrote in, is tagged in, assigned to or subscribed to. */
+            comments: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description Access grants to the user (extra). */
+            grants: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description The user's notification preferences (extra). */
+            notificationConfigs: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description Notifications the user triggered or receives. */
+            notifications: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description The user's reactions. */
+            reactions: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description Recordings the user made or is named in. */
+            recordings: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+            /** @description The user's profile and memberships (extra). */
+            users: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
+        };
+        UserDataDeletionJob: {
+            /** @description Ask /v2/users/data/delete/status with it. */
+            jobId: string;
+            /** @description One task per user and kind of personal data. */
+            tasksCount: number;
+        };
+        UserDataDeletionStatus: {
+            isDeleteCompleted: boolean;
+            /** @description When the last task finished (ms); null before the first. */
+            lastTaskCompletedTime: number | null;
+            tasksLeft: number;
+        };
         /** @description One user's live grants, by kind of resource. */
         UserGrants: {
             /** @description Keyed by resource id. */
@@ -2006,6 +2195,21 @@ export interface components {
             organization?: {
                 [key: string]: components["schemas"]["Grant"];
             };
+        };
+        UsersDataDeleteRequest: {
+            /** @description Only these organizations; absent: all. */
+            organizationIds?: string[];
+            /** @description Users whose data is erased. */
+            userIds: string[];
+        };
+        UsersDataDeleteStatusRequest: {
+            jobId: string;
+        };
+        UsersDataGetRequest: {
+            organizationId: string;
+            /** @description Opaque token from a previous response's `result.pageToken`. */
+            pageToken?: string;
+            userId: string;
         };
         /** @description The workspace's webhook configuration. */
         WebhookConfig: {
@@ -4046,6 +4250,167 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    notificationsConfigGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u4",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "getOrganizationConfig": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User config fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User config fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "config": {
+                     *               "inbox": "MINE",
+                     *               "email": "NONE"
+                     *             },
+                     *             "metadata": {
+                     *               "organizationId": "org-1",
+                     *               "apiKey": "ak_example",
+                     *               "userId": "u4"
+                     *             }
+                     *           },
+                     *           {
+                     *             "config": {
+                     *               "inbox": "MINE",
+                     *               "email": "NONE"
+                     *             },
+                     *             "metadata": {
+                     *               "organizationId": "org-1",
+                     *               "apiKey": "ak_example",
+                     *               "documentId": "doc-1",
+                     *               "userId": "u4"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationConfigEntry"][];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsConfigSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u4"
+                 *         ],
+                 *         "config": {
+                 *           "inbox": "MINE",
+                 *           "email": "NONE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsConfigSetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User config set successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User config set successfully.",
+                     *         "data": {
+                     *           "u4": {
+                     *             "success": true,
+                     *             "userId": "u4",
+                     *             "message": "User config set successfully."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["NotificationConfigSetItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     notificationsDelete: {
         parameters: {
             query?: never;
@@ -5156,6 +5521,228 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Recording"][];
                             message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "userIds": [
+                 *           "u4"
+                 *         ],
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data deletion process has been initiated.` */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Data deletion process has been initiated.",
+                     *       "data": {
+                     *         "jobId": "job-1",
+                     *         "tasksCount": 5
+                     *       },
+                     *       "statusCode": 202,
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data deletion process has been initiated.",
+                     *         "data": {
+                     *           "jobId": "job-1",
+                     *           "tasksCount": 5
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["UserDataDeletionJob"];
+                        message: string;
+                        result: {
+                            data: components["schemas"]["UserDataDeletionJob"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        statusCode: 202;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataDeleteStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "jobId": "job-1"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataDeleteStatusRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data fetched successfully.",
+                     *         "data": {
+                     *           "isDeleteCompleted": true,
+                     *           "tasksLeft": 0,
+                     *           "lastTaskCompletedTime": 1767225600000
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserDataDeletionStatus"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u4"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data fetched successfully.",
+                     *         "data": {
+                     *           "comments": [],
+                     *           "reactions": [],
+                     *           "recordings": [],
+                     *           "notifications": [],
+                     *           "users": [],
+                     *           "activities": [],
+                     *           "grants": [],
+                     *           "notificationConfigs": [
+                     *             {
+                     *               "config": {
+                     *                 "inbox": "MINE",
+                     *                 "email": "NONE"
+                     *               },
+                     *               "updatedAt": 1767225600000
+                     *             }
+                     *           ]
+                     *         },
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserData"];
+                            message: string;
+                            /** @description The same token as `pageToken`; null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
                             /** @constant */
                             status: "success";

@@ -5,6 +5,7 @@ import { openServices } from "../services.js";
 import { runBackupCommand } from "./backup.js";
 import { describeFailure } from "./failure.js";
 import { serve } from "./serve.js";
+import { runUserCommand } from "./user-commands.js";
 import { runWebhookCommand } from "./webhook-commands.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
@@ -21,6 +22,10 @@ Commands:
   token revoke --api-key K --token T [--json]
   webhook rotate-secret --api-key K [--grace 24h] [--json]
                                           new signing secret; the old one also signs during the grace
+  user export --api-key K --organization O --user U
+                                          print everything stored about a user (JSON, docs/privacy.md)
+  user erase --api-key K --user U [--organization O] [--json]
+                                          erase a user's data (all organizations unless one is named)
   backup <file> [--force] [--json]        online copy of the SQLite database (PostgreSQL: pg_dump)
   restore <file> [--force] [--json]       copy a backup into the database; refuses while a server
                                           holds it unless --force (PostgreSQL: pg_restore)
@@ -40,6 +45,7 @@ const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | nul
   workspace: { create: [], update: ["api-key"], show: ["api-key"] },
   token: { issue: ["api-key"], revoke: ["api-key", "token"] },
   webhook: { "rotate-secret": ["api-key"] },
+  user: { export: ["api-key", "organization", "user"], erase: ["api-key", "user"] },
 };
 
 /** The `collabd` command: process entry for the server and the admin CLI. */
@@ -54,6 +60,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       "api-key": { type: "string" },
       token: { type: "string" },
       grace: { type: "string" },
+      organization: { type: "string" },
+      user: { type: "string" },
       force: { type: "boolean" },
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
@@ -92,7 +100,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     const printed =
       group === "webhook"
         ? await runWebhookCommand(services, verb, values)
-        : await runWorkspaceCommand(services, group, verb, values);
+        : group === "user"
+          ? await runUserCommand(services, verb, values)
+          : await runWorkspaceCommand(services, group, verb, values);
     process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
     return 0;
   } finally {

@@ -245,6 +245,45 @@ export interface CommentSequenceRow {
   last_number: number;
 }
 
+/** A user's notification preferences in an organization; `document_id` "" is the organization-wide default. */
+export interface NotificationConfigRow {
+  workspace_id: string;
+  organization_id: string;
+  user_id: string;
+  document_id: string;
+  /** JSON object: channel (inbox, email, slack) to ALL, MINE or NONE. */
+  config: string;
+  updated_at: number;
+}
+
+/** A user-data erasure job (src/privacy): its tasks run in bounded batches under a renewed claim. */
+export interface PrivacyJobRow {
+  workspace_id: string;
+  id: string;
+  tasks_count: number;
+  tasks_left: number;
+  created_at: number;
+  last_task_completed_at: number | null;
+  completed_at: number | null;
+  claim: string | null;
+  lease_until: number | null;
+}
+
+/** One (user, personal-data kind) of a job; `user_id` is emptied when it completes. */
+export interface PrivacyTaskRow {
+  workspace_id: string;
+  job_id: string;
+  seq: number;
+  kind: string;
+  user_id: string | null;
+  /** JSON array of organization ids, or null for all. */
+  organization_ids: string | null;
+  /** JSON keyset position after the last committed batch. */
+  cursor: string | null;
+  erased: number;
+  completed_at: number | null;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -264,4 +303,7 @@ export interface Tables {
   comment_annotations: CommentAnnotationRow;
   comment_annotation_users: CommentAnnotationUserRow;
   comment_sequences: CommentSequenceRow;
+  notification_configs: NotificationConfigRow;
+  privacy_jobs: PrivacyJobRow;
+  privacy_tasks: PrivacyTaskRow;
 }

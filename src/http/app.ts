@@ -6,6 +6,7 @@ import type { Config } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
+import { ErasureWorker } from "../privacy/worker.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
@@ -121,6 +122,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     );
   }
 
+  // User-data erasure jobs run in every serving process, on the request path's writer (src/privacy/worker.ts).
+  const erasure = new ErasureWorker(services, app.log);
+  app.addHook("onReady", async () => erasure.start());
+  app.addHook("onClose", async () => erasure.stop());
+
   const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);
   const failures = new AuthFailureLimiter(config.transport.authFailuresPerMinute, services.clock);
   const authCache = new AuthCache(() => {
@@ -161,7 +167,10 @@ function registerOperation(scope: FastifyInstance, op: Operation, config: Config
     },
     async (request, reply) => {
       const outcome = await op.handle(request.ctx, (request.body as { data: never }).data);
-      return reply.type(JSON_TYPE).send(render(outcome));
+      return reply
+        .code(op.httpStatus ?? 200)
+        .type(JSON_TYPE)
+        .send(render(outcome));
     },
   );
 }
@@ -180,6 +189,12 @@ function isAuthFailure(error: unknown): boolean {
 export function render(outcome: Outcome): string {
   const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
   const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
-  const tail = outcome.pageToken === undefined ? "}}" : `,"pageToken":${JSON.stringify(outcome.pageToken)}}}`;
-  return head + data + tail;
+  const extras = outcome.resultExtras ? JSON.stringify(outcome.resultExtras).slice(1, -1) : "";
+  const tail =
+    (outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`) +
+    (extras ? `,${extras}` : "") +
+    "}}";
+  if (!outcome.topLevel) return head + data + tail;
+  // Keys beside `result` (COMPAT §E #18): written first, so `result` keeps its place at the end.
+  return `${JSON.stringify(outcome.topLevel).slice(0, -1)},${head.slice(1)}${data}${tail}`;
 }

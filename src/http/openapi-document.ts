@@ -102,6 +102,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Documents: "Documents in folders, with inherited access.",
   Access: "Grants of a role on an organization, folder or document to a user.",
   Webhooks: "Where events are delivered, and the delivery log.",
+  Users: "What is stored about a user: export and erasure (docs/privacy.md).",
 };
 
 const INFO_DESCRIPTION =
@@ -122,7 +123,13 @@ export function openApiDocument(operations: readonly Operation[]): Json {
     const requestSchema = schemas.convert(
       Envelope(schemas.name(op.data, `${pascal(op.operationId)}Request`)),
     );
-    const successSchema = schemas.convert(Success(op.result, { list: op.list ?? false }));
+    const successSchema = schemas.convert(
+      Success(op.result, {
+        list: op.list ?? false,
+        ...(op.topLevel ? { topLevel: op.topLevel } : {}),
+        ...(op.resultExtras ? { resultExtras: op.resultExtras } : {}),
+      }),
+    );
     const { example } = op;
     paths[op.path] = {
       post: {
@@ -135,18 +142,20 @@ export function openApiDocument(operations: readonly Operation[]): Json {
           content: { "application/json": { schema: requestSchema, example: { data: example.data } } },
         },
         responses: {
-          "200": {
+          [String(op.httpStatus ?? 200)]: {
             description: `Success: \`${example.message}\``,
             headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } },
             content: {
               "application/json": {
                 schema: successSchema,
                 example: {
+                  ...example.topLevel,
                   result: {
                     status: "success",
                     message: example.message,
                     data: example.result,
                     ...(op.list ? { pageToken: example.pageToken ?? "" } : {}),
+                    ...example.resultExtras,
                   },
                 },
               },

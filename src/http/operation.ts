@@ -12,6 +12,10 @@ export interface Outcome {
    * records are spliced into the response without a parse/stringify round trip.
    */
   readonly rawData?: string;
+  /** Keys sent beside `result` at the top of the body (`topLevel` operations only, COMPAT §E #18). */
+  readonly topLevel?: Readonly<Record<string, unknown>>;
+  /** Keys sent inside `result` beside `data` (e.g. `nextPageToken`), as the operation's `resultExtras` documents them. */
+  readonly resultExtras?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -29,6 +33,12 @@ export interface Operation<D extends TSchema = TSchema> {
   /** Schema of `result.data`, for OpenAPI and response serialization. */
   readonly result: TSchema;
   readonly list?: boolean;
+  /** The success status: 200 unless the operation only starts work (202). */
+  readonly httpStatus?: 200 | 202;
+  /** Schemas of keys sent beside `result` (a reply that also carries another service's shape). */
+  readonly topLevel?: Readonly<Record<string, TSchema>>;
+  /** Schemas of keys sent inside `result` beside `data` and `pageToken`. */
+  readonly resultExtras?: Readonly<Record<string, TSchema>>;
   /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
    * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
@@ -43,6 +53,10 @@ export interface OperationExample<D = unknown> {
   /** `result.data` of the answer. */
   readonly result: unknown;
   readonly pageToken?: string;
+  /** The answer's top-level keys beside `result`, for `topLevel` operations. */
+  readonly topLevel?: Readonly<Record<string, unknown>>;
+  /** The answer's keys inside `result` beside `data`, for `resultExtras` operations. */
+  readonly resultExtras?: Readonly<Record<string, unknown>>;
 }
 
 /** Keeps the handler's `data` typed by its schema. */

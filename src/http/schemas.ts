@@ -125,13 +125,22 @@ export const PageToken = Type.String({
 });
 
 /** The success envelope; list operations carry `pageToken` (`""` on the last page). */
-export const Success = <T extends TSchema>(data: T, options: { list?: boolean } = {}) =>
+export const Success = <T extends TSchema>(
+  data: T,
+  options: {
+    list?: boolean;
+    topLevel?: Readonly<Record<string, TSchema>>;
+    resultExtras?: Readonly<Record<string, TSchema>>;
+  } = {},
+) =>
   Closed({
+    ...options.topLevel,
     result: Closed({
       status: Type.Literal("success"),
       message: Type.String(),
       data,
       ...(options.list ? { pageToken: Type.String() } : {}),
+      ...options.resultExtras,
     }),
   });
 

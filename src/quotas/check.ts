@@ -144,7 +144,11 @@ export async function chargeUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDel
 }
 
 /** Takes `delta` (a delete's, negative) off the workspace's usage, refusing nothing. */
-export async function releaseUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDelta | null): Promise<void> {
+export async function releaseUsage(
+  trx: Kysely<Tables>,
+  ctx: Pick<Ctx, "workspace">,
+  delta: UsageDelta | null,
+): Promise<void> {
   if (delta !== null && (delta.records !== 0 || delta.bytes !== 0))
     await addUsage(trx, ctx.workspace.id, delta);
 }

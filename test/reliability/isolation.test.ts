@@ -12,6 +12,7 @@ forEachDialect(
     let a: Credentials;
     let b: Credentials;
     let deliveryIds: string[];
+    let jobOfA: string;
 
     beforeAll(async () => {
       a = await server().newWorkspace({ name: "a" });
@@ -46,6 +47,9 @@ forEachDialect(
         const res = await asA(path, data);
         if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(res.body)}`);
       }
+      // An erasure job of A's (of a user A never had), finished before the checks start.
+      jobOfA = (await asA("/v2/users/data/delete", { userIds: ["nobody-of-a"] })).body.data.jobId;
+      await server().services.jobs.settled();
     });
 
     it("keeps every operation from seeing or changing another workspace's data", async () => {
@@ -123,6 +127,13 @@ forEachDialect(
           expect: "badPageToken",
         },
         { path: "/v2/workspace/webhookconfig/get", data: {}, expect: "ownWrite" },
+        { path: "/v2/users/data/get", data: { organizationId: org, userId: S.userId }, expect: "empty" },
+        { path: "/v2/users/data/delete/status", data: { jobId: jobOfA }, expect: "notFound" },
+        {
+          path: "/v2/notifications/config/get",
+          data: { organizationId: org, userId: S.userId, getOrganizationConfig: true },
+          expect: "ownWrite",
+        },
         // Rotates B's own secret; A's (sealed in its row) stays as it was.
         { path: "/v2/workspace/webhooks/secret/rotate", data: { graceSeconds: 0 }, expect: "ownWrite" },
         // Changes by id: each of A's ids fails as if absent.
@@ -279,6 +290,18 @@ forEachDialect(
           path: "/v2/auth/permissions/add",
           data: { userId: S.userId, permissions: { resources: [{ type: "organization", id: org }] } },
           expect: "ownWrite",
+        },
+        {
+          path: "/v2/notifications/config/set",
+          data: { organizationId: org, userIds: [S.userId], config: { inbox: "NONE" } },
+          expect: "ownWrite",
+        },
+        // B erases a user id A also has: B's job runs to its end, and A's rows stay as they were.
+        {
+          path: "/v2/users/data/delete",
+          data: { userIds: [S.userId] },
+          expect: "ownWrite",
+          settle: () => server().services.jobs.settled(),
         },
         // B's own organization now exists and is empty of A's folders.
         {

@@ -11,7 +11,7 @@ import { usersWithDocumentAccess } from "../access/check.js";
 import { upsertActivities } from "../activities/store.js";
 import { findDocument } from "../hierarchy/documents.js";
 import { composeNotification } from "../notifications/compose.js";
-import { replaceNotification } from "../notifications/store.js";
+import { writeNotification } from "../notifications/write.js";
 import type { AnnotationRecord, CommentRecord } from "./objects.js";
 
 type Json = Record<string, unknown>;
@@ -86,7 +86,7 @@ export class Effects {
         },
         `notification ${index}`,
       );
-      await replaceNotification(trx, row, recipients);
+      await writeNotification(trx, row, recipients);
     }
   }
 

@@ -9,6 +9,7 @@ import { composeNotification } from "./compose.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
 import * as store from "./store.js";
+import { writeNotification } from "./write.js";
 
 export interface ItemOutcome {
   readonly success: boolean;
@@ -25,7 +26,7 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
   checkScope(input);
   const { id, row, recipients } = composeNotification(ctx, input);
   await ctx.write(async (trx) => {
-    await store.replaceNotification(trx, row, recipients);
+    await writeNotification(trx, row, recipients);
     await checkQuotas(trx, ctx);
   }, 1 + recipients.length);
   return id;

@@ -8,6 +8,7 @@ import * as webhookRetention from "./0006_webhook_retention.js";
 import * as quotas from "./0007_quotas.js";
 import * as activityUsageByVerbs from "./0008_activity_usage_by_verbs.js";
 import * as comments from "./0012_comments.js";
+import * as privacy from "./0013_privacy.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   "0007_quotas": quotas,
   "0008_activity_usage_by_verbs": activityUsageByVerbs,
   "0012_comments": comments,
+  "0013_privacy": privacy,
 };

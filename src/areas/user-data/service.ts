@@ -1,0 +1,90 @@
+import type { Ctx } from "../../context.js";
+import { invalidArgument, notFound } from "../../errors.js";
+import { createJob, type JobStatus, readJob } from "../../privacy/jobs.js";
+import type { Position } from "../../privacy/kind.js";
+import { PERSONAL_DATA_KINDS } from "../../privacy/registry.js";
+import type { DeleteUserDataInput, GetJobStatusInput, GetUserDataInput } from "./schemas.js";
+
+/** Records per key and page (COMPAT §C.8). */
+export const EXPORT_PAGE = 100;
+
+/** Keys COMPAT §C.8 names that no kind fills yet: always present, `[]`. */
+const FIXED_KEYS = ["comments", "reactions", "recordings", "notifications", "users", "activities"] as const;
+
+/** Where each kind's walk stands: a position, or "done". */
+type ExportState = Record<string, Position | "done">;
+
+export interface UserDataPage {
+  readonly data: Record<string, unknown[]>;
+  /** null on the last page. */
+  readonly next: string | null;
+}
+
+/**
+ * One page of everything the workspace holds about a user in an organization (COMPAT
+ * §C.8): up to 100 records per kind, each kind walked by its own keyset position, all
+ * positions in one sealed token. An unknown organization or user is an empty export,
+ * so the answer never tells another tenant whether they exist.
+ */
+export async function exportUserData(ctx: Ctx, input: GetUserDataInput): Promise<UserDataPage> {
+  const query = { organizationId: input.organizationId, userId: input.userId };
+  const state: ExportState = input.pageToken ? openState(ctx, query, input.pageToken) : {};
+  const scope = { workspaceId: ctx.workspace.id, ...query };
+  const data: Record<string, unknown[]> = Object.fromEntries(FIXED_KEYS.map((key) => [key, []]));
+  const next: ExportState = {};
+  for (const kind of PERSONAL_DATA_KINDS) {
+    if (!kind.export || !kind.exportKey) continue;
+    const at = state[kind.name];
+    if (at === "done") {
+      data[kind.exportKey] ??= [];
+      next[kind.name] = "done";
+      continue;
+    }
+    const page = await kind.export(ctx.reader, scope, at ?? null, EXPORT_PAGE);
+    data[kind.exportKey] = [...(data[kind.exportKey] ?? []), ...page.items];
+    next[kind.name] = page.next ?? "done";
+  }
+  const more = Object.values(next).some((at) => at !== "done");
+  return {
+    data,
+    next: more ? ctx.pageTokens.seal(ctx.workspace.id, query, [JSON.stringify(next)], ctx.clock.now()) : null,
+  };
+}
+
+function openState(ctx: Ctx, query: object, token: string): ExportState {
+  const [text] = ctx.pageTokens.open(ctx.workspace.id, query, token, ctx.clock.now());
+  if (typeof text !== "string") throw invalidArgument("Invalid page token.");
+  return JSON.parse(text) as ExportState;
+}
+
+/**
+ * Starts erasing users' data (COMPAT §C.8): the job and its tasks commit with the request,
+ * then this process's worker is woken; the answer does not wait for the work.
+ */
+export async function startErasure(
+  ctx: Ctx,
+  input: DeleteUserDataInput,
+): Promise<{ jobId: string; tasksCount: number }> {
+  const jobId = ctx.ids();
+  const userIds = [...new Set(input.userIds)];
+  const tasksCount = await ctx.write(
+    (trx) =>
+      createJob(trx, {
+        workspaceId: ctx.workspace.id,
+        id: jobId,
+        userIds,
+        organizationIds: input.organizationIds ? [...new Set(input.organizationIds)] : null,
+        now: ctx.clock.now(),
+      }),
+    1 + userIds.length * PERSONAL_DATA_KINDS.length,
+  );
+  ctx.jobs.kick();
+  return { jobId, tasksCount };
+}
+
+/** A job's progress; another workspace's job is NOT_FOUND like an unknown one. */
+export async function erasureStatus(ctx: Ctx, input: GetJobStatusInput): Promise<JobStatus> {
+  const status = await readJob(ctx.reader, ctx.workspace.id, input.jobId);
+  if (!status) throw notFound("Job not found.");
+  return status;
+}

@@ -1,0 +1,94 @@
+import type { WriteTx } from "../../db/handles.js";
+import type { ErasureScope, PersonalDataKind } from "../kind.js";
+import { exportScanned, scanRecords } from "../scan.js";
+import { mentions, scrub } from "../scrub.js";
+
+const TABLE = { table: "notifications", key: "id" } as const;
+
+const actorOf = (record: unknown): unknown =>
+  (record as { actionUser?: { userId?: unknown } }).actionUser?.userId;
+
+/**
+ * Notifications the user triggered (their `actionUser`) are deleted whole; in the others
+ * they are dropped as a recipient (record and inbox row). Walk: the notifications naming
+ * the user (step 0), then any inbox row of theirs left (step 1).
+ */
+export const notifications: PersonalDataKind = {
+  name: "notifications",
+  exportKey: "notifications",
+  export: (read, scope, after, limit) =>
+    exportScanned(read, TABLE, scope, after, limit, (r) => mentions(r, scope.userId)),
+  async erase(tx, scope, after, batch) {
+    if (after === null || after[0] === "records") {
+      const from = after === null ? null : after.slice(1);
+      const step = await scanRecords(tx, TABLE, scope, from && from.length > 0 ? from : null, batch);
+      const erased = await eraseRecords(tx, scope, step.rows);
+      return { erased, next: step.next === null ? ["recipients"] : ["records", ...step.next] };
+    }
+    return eraseInboxRows(tx, scope, batch);
+  },
+};
+
+async function eraseRecords(
+  tx: WriteTx,
+  scope: ErasureScope,
+  rows: readonly { organization_id: string; key: string; record: string }[],
+): Promise<number> {
+  let erased = 0;
+  for (const row of rows) {
+    const record = JSON.parse(row.record) as unknown;
+    const ofRow = { workspace_id: scope.workspaceId, organization_id: row.organization_id };
+    if (actorOf(record) === scope.userId) {
+      await tx
+        .deleteFrom("notification_recipients")
+        .where("workspace_id", "=", ofRow.workspace_id)
+        .where("organization_id", "=", ofRow.organization_id)
+        .where("notification_id", "=", row.key)
+        .execute();
+      await tx
+        .deleteFrom("notifications")
+        .where("workspace_id", "=", ofRow.workspace_id)
+        .where("organization_id", "=", ofRow.organization_id)
+        .where("id", "=", row.key)
+        .execute();
+      erased++;
+      continue;
+    }
+    const cleaned = scrub(record, scope.userId, scope.pseudonym);
+    if (cleaned === record) continue;
+    await tx
+      .updateTable("notifications")
+      .set({ record: JSON.stringify(cleaned) })
+      .where("workspace_id", "=", ofRow.workspace_id)
+      .where("organization_id", "=", ofRow.organization_id)
+      .where("id", "=", row.key)
+      .execute();
+    erased++;
+  }
+  return erased;
+}
+
+async function eraseInboxRows(tx: WriteTx, scope: ErasureScope, batch: number) {
+  let query = tx
+    .selectFrom("notification_recipients")
+    .select(["organization_id", "notification_id"])
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("user_id", "=", scope.userId);
+  if (scope.organizationIds) query = query.where("organization_id", "in", [...scope.organizationIds]);
+  const rows = await query.limit(batch).execute();
+  if (rows.length > 0) {
+    await tx
+      .deleteFrom("notification_recipients")
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("user_id", "=", scope.userId)
+      .where((eb) =>
+        eb(
+          eb.refTuple("organization_id", "notification_id"),
+          "in",
+          rows.map((r) => eb.tuple(r.organization_id, r.notification_id)),
+        ),
+      )
+      .execute();
+  }
+  return { erased: rows.length, next: rows.length < batch ? null : ["recipients"] };
+}

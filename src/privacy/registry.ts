@@ -1,0 +1,24 @@
+import type { PersonalDataKind } from "./kind.js";
+import { activities } from "./kinds/activities.js";
+import { grants } from "./kinds/grants.js";
+import { notificationConfigs } from "./kinds/notification-configs.js";
+import { notifications } from "./kinds/notifications.js";
+import { recordings } from "./kinds/recordings.js";
+
+/**
+ * Every kind of personal data collabd stores (docs/privacy.md). An erasure job runs one
+ * task per (user, kind), in this order; an export fills one key per kind. A new table
+ * that holds user data adds its module here, and the schema-wide erasure test
+ * (test/areas/privacy-erase.test.ts) fails until it does.
+ */
+export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
+  grants,
+  notificationConfigs,
+  notifications,
+  recordings,
+  activities,
+];
+
+export function kindNamed(name: string): PersonalDataKind | undefined {
+  return PERSONAL_DATA_KINDS.find((kind) => kind.name === name);
+}

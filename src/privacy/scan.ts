@@ -1,0 +1,91 @@
+import { type RawBuilder, sql } from "kysely";
+import type { Readable } from "../db/handles.js";
+import type { Position } from "./kind.js";
+
+/** Rows of a table's key range a batch looks at, matched or not: bounds each transaction's work. */
+export const SCAN_ROWS = 2_000;
+
+/** A table whose rows hold a JSON `record`, walked in (organization_id, key) order. */
+export interface RecordTable {
+  readonly table: "notifications" | "recordings";
+  /** The key after organization_id in the primary key. */
+  readonly key: "id" | "annotation_id";
+}
+
+export interface ScannedRow {
+  readonly organization_id: string;
+  readonly key: string;
+  readonly record: string;
+}
+
+/** `%"<id>"%` with LIKE's wildcards escaped: a prefilter for records naming the user (JSON quotes it). */
+export function quotedNeedle(userId: string): string {
+  return `%${JSON.stringify(userId).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function organizations(ids: readonly string[] | null): RawBuilder<unknown> {
+  return ids === null ? sql`` : sql`and organization_id in (${sql.join(ids.map((id) => sql`${id}`))})`;
+}
+
+/**
+ * One bounded step of a keyset walk over `t`: the rows among the next `scanRows` keys after
+ * `after` whose record text names the user (LIKE prefilter; callers confirm on the parsed
+ * record), and the position the next step starts from (null: the walk is over). Dialect
+ * neutral: row-value comparison exists on both.
+ */
+export async function scanRecords(
+  db: Readable,
+  t: RecordTable,
+  scope: {
+    readonly workspaceId: string;
+    readonly organizationIds: readonly string[] | null;
+    readonly userId: string;
+  },
+  after: Position,
+  scanRows: number = SCAN_ROWS,
+): Promise<{ rows: ScannedRow[]; next: Position }> {
+  const table = sql.table(t.table);
+  const key = sql.ref(t.key);
+  const from =
+    after === null ? sql`` : sql`and (organization_id, ${key}) > (${String(after[0])}, ${String(after[1])})`;
+  const where = sql`workspace_id = ${scope.workspaceId} ${organizations(scope.organizationIds)} ${from}`;
+  const bound = await sql<{ organization_id: string; key: string }>`
+    select organization_id, ${key} as key from ${table} where ${where}
+    order by organization_id, ${key} limit ${scanRows}`.execute(db);
+  const last = bound.rows.at(-1);
+  if (!last) return { rows: [], next: null };
+  const { rows } = await sql<ScannedRow>`
+    select organization_id, ${key} as key, record from ${table}
+    where ${where} and (organization_id, ${key}) <= (${last.organization_id}, ${last.key})
+      and record like ${quotedNeedle(scope.userId)} escape '\\'
+    order by organization_id, ${key}`.execute(db);
+  return { rows, next: bound.rows.length < scanRows ? null : [last.organization_id, last.key] };
+}
+
+/**
+ * A page of up to `limit` parsed records of one organization that `keep` accepts, walking
+ * the table with scanRecords; `next` resumes after the last record returned.
+ */
+export async function exportScanned(
+  db: Readable,
+  t: RecordTable,
+  scope: { readonly workspaceId: string; readonly organizationId: string; readonly userId: string },
+  after: Position,
+  limit: number,
+  keep: (record: unknown) => boolean,
+): Promise<{ items: unknown[]; next: Position }> {
+  const items: unknown[] = [];
+  const walk = { ...scope, organizationIds: [scope.organizationId] };
+  let position = after;
+  for (;;) {
+    const step = await scanRecords(db, t, walk, position);
+    for (const row of step.rows) {
+      const record = JSON.parse(row.record) as unknown;
+      if (!keep(record)) continue;
+      items.push(record);
+      if (items.length === limit) return { items, next: [row.organization_id, row.key] };
+    }
+    if (step.next === null) return { items, next: null };
+    position = step.next;
+  }
+}

@@ -1,0 +1,120 @@
+import { setTimeout as sleep, setImmediate as yieldToLoop } from "node:timers/promises";
+import type { Services } from "../context.js";
+import { randomId } from "../lib/ids.js";
+import { type ClaimedJob, claimJob, finishJob, nextTask, pseudonymFor, recordBatch } from "./jobs.js";
+import { kindNamed } from "./registry.js";
+
+/** Unfinished jobs of a process that died are looked for this often (and at start). */
+const POLL_MS = 5_000;
+
+export interface ErasureLog {
+  info(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/**
+ * Runs user-data erasure jobs (docs/privacy.md): claims one job at a time under a lease,
+ * then its tasks in order, one bounded batch per short write transaction, pausing between
+ * batches so requests keep the writer. Every batch commits its task's position with its
+ * work, so a crash loses at most the batch in flight, and re-running it is harmless.
+ */
+export class ErasureWorker {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  /** Identifies this process's claims. */
+  private readonly token = randomId();
+
+  constructor(
+    private readonly services: Services,
+    private readonly log?: ErasureLog,
+  ) {}
+
+  /** Runs what is pending now, then on every kick and every POLL_MS. */
+  start(): void {
+    this.unsubscribe = this.services.jobs.attach(() => this.drain());
+    this.timer = setInterval(() => void this.drain(), POLL_MS);
+    this.timer.unref();
+    void this.drain();
+  }
+
+  /** Resolves once no claimable job is left (tests and the CLI wait on it). */
+  drain(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.runAll();
+        } while (this.again && !this.stopped);
+      } catch (error) {
+        // A failed batch rolled back whole; the job is taken up again at the next poll.
+        this.log?.error({ err: error }, "erasure batch failed");
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  /** Stops after the batch in flight; its claim lapses after the lease, or is taken over at once by this process's next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async runAll(): Promise<void> {
+    const { database, clock, config } = this.services;
+    while (!this.stopped) {
+      const job = await database.write((trx) =>
+        claimJob(trx, this.token, clock.now(), config.erasureLeaseMs),
+      );
+      if (!job) return;
+      await this.runJob(job);
+    }
+  }
+
+  private async runJob(job: ClaimedJob): Promise<void> {
+    const { database, clock, config } = this.services;
+    const batch = config.erasureBatchRows;
+    while (!this.stopped) {
+      const more = await database.write(async (trx) => {
+        const now = clock.now();
+        const { task, lost } = await nextTask(trx, job, now, config.erasureLeaseMs);
+        if (lost) return false;
+        if (!task) {
+          await finishJob(trx, job, now);
+          return false;
+        }
+        const kind = kindNamed(task.kind);
+        // A kind this version does not know has nothing left to erase here.
+        const result = kind
+          ? await kind.erase(
+              trx,
+              {
+                workspaceId: job.workspaceId,
+                userId: task.userId,
+                organizationIds: task.organizationIds,
+                pseudonym: pseudonymFor(job.id, task.userId),
+                now,
+              },
+              task.cursor,
+              batch,
+            )
+          : { erased: 0, next: null };
+        await recordBatch(trx, job, task.seq, result.erased, result.next, now);
+        return true;
+      }, batch);
+      if (!more) return;
+      if (config.erasurePauseMs > 0) await sleep(config.erasurePauseMs);
+      else await yieldToLoop();
+    }
+  }
+}
