@@ -10,6 +10,7 @@ import { type DialectRun, type Report, type Row, writeReport } from "./report.js
 import { count, judgeAgainstEcho, pct, valueRow } from "./rows.js";
 import type { Scenario, ScenarioFactory } from "./scenario.js";
 import { activitiesScenario } from "./scenarios/activities.js";
+import { erasureScenario } from "./scenarios/erasure.js";
 import { foldersScenario } from "./scenarios/folders.js";
 import { notificationsScenario } from "./scenarios/notifications.js";
 import { processScenario } from "./scenarios/process.js";
@@ -34,6 +35,7 @@ const SCENARIOS: Record<string, ScenarioFactory> = {
   folders: foldersScenario,
   notifications: notificationsScenario,
   webhooks: webhooksScenario,
+  erasure: erasureScenario,
   process: processScenario,
 };
 

@@ -135,7 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDnsTimeoutMs: integer(env, "COLLABD_WEBHOOK_DNS_TIMEOUT_MS", 5_000, 100, 60_000),
     webhookDnsPerWorkspace: integer(env, "COLLABD_WEBHOOK_DNS_PER_WORKSPACE", 4, 1, 64),
     webhookRetentionMs: duration(env, "COLLABD_WEBHOOK_RETENTION", "30d", 60_000, 3650 * 86_400_000),
-    erasureBatchRows: integer(env, "COLLABD_ERASURE_BATCH_ROWS", 500, 1, 10_000),
+    erasureBatchRows: integer(env, "COLLABD_ERASURE_BATCH_ROWS", 200, 1, 10_000),
     erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
     erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),
     // Answer and record bounds (issue #15): one block, README "Limits".

@@ -1,0 +1,140 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { addActivities } from "../../src/areas/activities/service.js";
+import { headersFor, post } from "../client.js";
+import { type LoadResult, load } from "../load.js";
+import type { Row } from "../report.js";
+import { count, loadRow, ms, pct, rateRow } from "../rows.js";
+import type { Scenario } from "../scenario.js";
+import { statisticsAsItGrows } from "../seed.js";
+import type { Sizes } from "../sizes.js";
+import { sampleActivity } from "./activities.js";
+
+const ORGANIZATION = "bench-erase-org";
+const ERASED_USER = { userId: "erase-me", email: "erase-me@example.com", name: "Erase Me" };
+const SEED_BATCH = 1000;
+/** Documents of other users' activities, read by the live traffic. */
+const DOCUMENTS = 20;
+const CHUNK_S = 1;
+
+/**
+ * User-data erasure (issue #13): throughput (records/s) of erasing one user with
+ * `sizes.erasure.records` activities, while activities get traffic on the same
+ * organization continues, and what it costs that traffic (throughput and p99 against the
+ * same load just before). The get load runs in 1-second chunks; only chunks that ended
+ * while the job was still running count as "during".
+ */
+export function erasureScenario(sizes: Sizes): Scenario {
+  const { records } = sizes.erasure;
+  const readBody = () =>
+    JSON.stringify({
+      data: {
+        organizationId: ORGANIZATION,
+        documentId: `keep-${Math.floor(Math.random() * DOCUMENTS)}`,
+        pageSize: 20,
+      },
+    });
+
+  return {
+    name: "erasure",
+    comparesToEcho: false,
+    async seed(seed) {
+      const { ctx, clock } = seed;
+      const stats = statisticsAsItGrows(seed);
+      for (let written = 0; written < records; written += SEED_BATCH) {
+        clock.advance(1);
+        const n = Math.min(SEED_BATCH, records - written);
+        const activities = Array.from({ length: n }, (_, i) => ({
+          ...sampleActivity(i),
+          actionUser: ERASED_USER,
+        }));
+        await addActivities(ctx, {
+          organizationId: ORGANIZATION,
+          documentId: `user-doc-${written % 10}`,
+          activities,
+        });
+        await stats.wrote(n);
+      }
+      for (let d = 0; d < DOCUMENTS; d++) {
+        clock.advance(1);
+        const activities = Array.from({ length: 500 }, (_, i) => sampleActivity(i));
+        await addActivities(ctx, { organizationId: ORGANIZATION, documentId: `keep-${d}`, activities });
+        await stats.wrote(500);
+      }
+    },
+
+    async measure({ dialect, server, log }) {
+      const url = server.url;
+      const run = (durationS: number) =>
+        load({ url, path: "/v2/activities/get", durationS, connections: sizes.connections, body: readBody });
+      const before = await run(sizes.durationS);
+
+      const started = await post(
+        `${url}/v2/users/data/delete`,
+        JSON.stringify({ data: { userIds: [ERASED_USER.userId], organizationIds: [ORGANIZATION] } }),
+        headersFor(),
+      );
+      if (started.status !== 202) throw new Error(`users/data/delete answered ${started.status}`);
+      const t0 = performance.now();
+      const jobId = (started.body as { data: { jobId: string } }).data.jobId;
+      let elapsedMs: number | null = null;
+      const watcher = (async () => {
+        while (elapsedMs === null) {
+          const res = await post(
+            `${url}/v2/users/data/delete/status`,
+            JSON.stringify({ data: { jobId } }),
+            headersFor(),
+          );
+          const status = (res.body as { result: { data: { isDeleteCompleted: boolean } } }).result.data;
+          if (status.isDeleteCompleted) elapsedMs = performance.now() - t0;
+          else await sleep(20);
+        }
+      })();
+      const during: LoadResult[] = [];
+      while (elapsedMs === null) {
+        const chunk = await run(CHUNK_S);
+        if (elapsedMs === null) during.push(chunk);
+      }
+      await watcher;
+      const seconds = (elapsedMs ?? 0) / 1000;
+      const rate = records / seconds;
+      log(`${dialect}: erased ${records} records in ${seconds.toFixed(1)} s (${rate.toFixed(0)} records/s)`);
+      const rows: Row[] = [
+        rateRow(
+          {
+            operation: `user data erasure, ${count(records)} activities of one user, under get traffic`,
+            dialect,
+          },
+          { value: rate, unit: "records/s" },
+          null,
+          { target: "–", measured: `${seconds.toFixed(1)} s for ${count(records)} records`, met: null },
+        ),
+        loadRow({ operation: "activities get, same organization, before the erasure", dialect }, before),
+      ];
+      if (during.length > 0) {
+        const mean = (pick: (r: LoadResult) => number) =>
+          during.reduce((s, r) => s + pick(r), 0) / during.length;
+        const whileErasing: LoadResult = {
+          rps: mean((r) => r.rps),
+          p50Ms: mean((r) => r.p50Ms),
+          p99Ms: Math.max(...during.map((r) => r.p99Ms)),
+          errors: during.reduce((s, r) => s + r.errors, 0),
+          non2xx: during.reduce((s, r) => s + r.non2xx, 0),
+        };
+        rows.push(
+          loadRow(
+            { operation: "activities get, same organization, during the erasure", dialect },
+            whileErasing,
+            {
+              target: "–",
+              measured:
+                `${pct(whileErasing.rps / before.rps)} of the throughput before; ` +
+                `p99 ${ms(whileErasing.p99Ms)} vs ${ms(before.p99Ms)}`,
+              met: null,
+            },
+          ),
+        );
+      }
+      return rows;
+    },
+  };
+}
