@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import { Counter } from "prom-client";
 import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
@@ -7,6 +12,7 @@ import { type Ctx, contextFor, type Services, type Workspace } from "../context.
 import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
+import { withAliases } from "./aliases.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { registerConsole } from "./console.js";
@@ -88,7 +94,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.code(apiError.httpStatus).type(JSON_TYPE).send(errorBody(apiError));
   });
 
-  const operations = options.operations ?? allOperations;
+  const operations = withAliases(options.operations ?? allOperations);
   const operationPaths = new Set(operations.map((op) => op.path));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "";
@@ -110,7 +116,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
   registerQuotaMetrics(app, registry, services);
-  await registerOpenApi(app, operations);
+  await registerOpenApi(app, options.operations ?? allOperations);
   registerConsole(app);
 
   if (config.benchEcho) {
@@ -158,6 +164,18 @@ function registerOperation(scope: FastifyInstance, op: Operation, config: Config
     {
       // Validates the request; the responses are documented in /openapi.json (openapi-document.ts).
       schema: { body: Envelope(withLimits(op.data, config)) },
+      config: { bodyOptional: op.bodyOptional === true },
+      ...(op.bodyOptional
+        ? {
+            // No body (no content type), or `{}`: the empty envelope (an empty JSON body: body.ts).
+            preValidation: async (request: FastifyRequest) => {
+              const body = request.body;
+              if (body === undefined || body === null) request.body = { data: {} };
+              else if (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0)
+                request.body = { data: {} };
+            },
+          }
+        : {}),
     },
     async (request, reply) => {
       const outcome = await op.handle(request.ctx, (request.body as { data: never }).data);
@@ -180,6 +198,7 @@ function isAuthFailure(error: unknown): boolean {
 export function render(outcome: Outcome): string {
   const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
   const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
-  const tail = outcome.pageToken === undefined ? "}}" : `,"pageToken":${JSON.stringify(outcome.pageToken)}}}`;
-  return head + data + tail;
+  const token = outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`;
+  const extra = outcome.extra ? JSON.stringify(outcome.extra).slice(1, -1) : "";
+  return `${head}${data}${token}${extra ? `,${extra}` : ""}}}`;
 }

@@ -12,6 +12,11 @@ export interface Outcome {
    * records are spliced into the response without a parse/stringify round trip.
    */
   readonly rawData?: string;
+  /**
+   * Fields of `result` beside `message`, `data` and `pageToken` (COMPAT extras such as
+   * `deletedCount`), declared by the operation's `resultExtra`.
+   */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -29,6 +34,15 @@ export interface Operation<D extends TSchema = TSchema> {
   /** Schema of `result.data`, for OpenAPI and response serialization. */
   readonly result: TSchema;
   readonly list?: boolean;
+  /** Schemas of the extra `result` fields the handler's Outcome.extra may carry (all optional). */
+  readonly resultExtra?: Readonly<Record<string, TSchema>>;
+  /**
+   * The body may be left out: no body, `{}` and `{"data": {}}` all mean `{"data": {}}`
+   * (webhookconfig get, COMPAT §A.8).
+   */
+  readonly bodyOptional?: boolean;
+  /** Set on a v1 path's alias of this operation (src/http/aliases.ts): the operation it serves. */
+  readonly aliasOf?: Operation;
   /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
    * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
@@ -43,6 +57,8 @@ export interface OperationExample<D = unknown> {
   /** `result.data` of the answer. */
   readonly result: unknown;
   readonly pageToken?: string;
+  /** The answer's extra `result` fields (resultExtra). */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** Keeps the handler's `data` typed by its schema. */

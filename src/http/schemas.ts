@@ -125,13 +125,17 @@ export const PageToken = Type.String({
 });
 
 /** The success envelope; list operations carry `pageToken` (`""` on the last page). */
-export const Success = <T extends TSchema>(data: T, options: { list?: boolean } = {}) =>
+export const Success = <T extends TSchema>(
+  data: T,
+  options: { list?: boolean; extra?: Readonly<Record<string, TSchema>> | undefined } = {},
+) =>
   Closed({
     result: Closed({
       status: Type.Literal("success"),
       message: Type.String(),
       data,
       ...(options.list ? { pageToken: Type.String() } : {}),
+      ...Object.fromEntries(Object.entries(options.extra ?? {}).map(([k, v]) => [k, Type.Optional(v)])),
     }),
   });
 
@@ -166,6 +170,9 @@ export const Acknowledgement = named(
   "Acknowledgement",
   Closed({ success: Type.Boolean(), message: Type.String() }, "The request was applied."),
 );
+
+/** `result.deletedCount` beside a delete's per-item map (COMPAT §A.1, §A.6: an extra). */
+export const DELETED_COUNT = Type.Integer({ minimum: 0, description: "How many records were deleted." });
 
 export const DeletedCount = named(
   "DeletedCount",
