@@ -5,6 +5,366 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | {
     [key: string]: JsonValue;
 };
 export interface paths {
+    "/v1/commentannotations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comments to a thread (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comments (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the comments of a thread (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comments (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/count/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/count/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsCountV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a notification (v1 path)
+         * @description The v1 path of `/v2/notifications/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/config/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a user's notification preferences (v1 path)
+         * @description The v1 path of `/v2/notifications/config/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsConfigGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/config/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set users' notification preferences (v1 path)
+         * @description The v1 path of `/v2/notifications/config/set` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsConfigSetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete notifications (v1 path)
+         * @description The v1 path of `/v2/notifications/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get notifications (v1 path)
+         * @description The v1 path of `/v2/notifications/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update notifications (v1 path)
+         * @description The v1 path of `/v2/notifications/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add organizations (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add documents (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get documents (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/folders/add": {
         parameters: {
             query?: never;
@@ -19,6 +379,126 @@ export interface paths {
          * @description As the v2 add without `createOrganization` and `accessType`: every folder inherits. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/folders/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get folders (v1 path)
+         * @description The v1 path of `/v2/organizations/folders/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["foldersGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/folders/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a folder (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/folders/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["foldersUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get organizations (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/data/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase users' data (v1 path)
+         * @description The v1 path of `/v2/users/data/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDataDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/data/delete/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Progress of a user-data erasure (v1 path)
+         * @description The v1 path of `/v2/users/data/delete/status` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDataDeleteStatusV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/data/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a user's data (v1 path)
+         * @description The v1 path of `/v2/users/data/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDataGetV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -55,8 +535,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete activity logs (extension)
-         * @description Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` (at least one). With `activityIds` the result is per id; otherwise `{deletedCount}`.
+         * Delete activity logs
+         * @description Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` (at least one; AND). `data` is per id in every shape: each deleted record `Activity deleted.`, each `activityIds` entry not deleted `Failed to delete activity.`; `result.deletedCount` counts them.
          */
         post: operations["activitiesDelete"];
         delete?: never;
@@ -395,8 +875,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a notification (extension)
-         * @description Creates one notification in an organization, optionally narrowed to a document and a location, for the `notifyUsers` recipients. Without `notificationId` the service generates one; an existing id is replaced whole. `result.data.id` is the notification's id.
+         * Add a notification
+         * @description Creates one notification in an organization, optionally narrowed to a document and a location, for the `notifyUsers` recipients. Without `notificationId` the service generates one; an existing id is replaced whole. `createOrganization` / `createDocument` create missing records (the document at the root); `verifyUserPermissions` keeps only recipients with access to the document and lists the others in `data.details`. `displayHeadlineMessageTemplate` is required unless `isNotificationResolverUsed` is true. `result.data.id` is the notification's id.
          */
         post: operations["notificationsAdd"];
         delete?: never;
@@ -455,8 +935,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete notifications (extension)
-         * @description Deletes notifications of an organization narrowed by `documentId` (and `locationId`), recipient `userId` and/or `notificationIds` (at least one of documentId, userId, notificationIds). With `notificationIds` the result is per id; otherwise `{deletedCount}`.
+         * Delete notifications
+         * @description Deletes notifications of an organization narrowed by `documentId`, `locationId`, recipient `userId` and/or `notificationIds` (at least one; AND). `data` is per id in every shape: each deleted notification `Notification deleted.`, each `notificationIds` entry not deleted `Failed to delete notification.`; `result.deletedCount` counts them.
          */
         post: operations["notificationsDelete"];
         delete?: never;
@@ -475,8 +955,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get notifications (extension)
-         * @description Notifications of one organization, filtered by document, location, recipient `userId` and ids (AND), ordered by (timestamp, id), keyset-paged. With `userId`: `unreadOnly` keeps what the user has not read, `forYou` the user's For You list. `pageToken` is `""` on the last page.
+         * Get notifications
+         * @description Notifications of one organization, filtered by document, location, recipient `userId` and ids (AND), ordered by (timestamp, id), keyset-paged. `notifyUsers` and `notifyUsersByUserId` map each recipient's id to true; `notifyUserObjects` holds their User objects. With `userId`: each record carries that user's `isUnread` and `forYou`; `unreadOnly` keeps what the user has not read, `forYou` the user's For You list. `pageToken` is `""` on the last page.
          */
         post: operations["notificationsGet"];
         delete?: never;
@@ -496,7 +976,7 @@ export interface paths {
         put?: never;
         /**
          * Update notifications
-         * @description Merges fields into notifications of the scope (organization, narrowed by `documentId`, `locationId`, `userId`); `locationId` and `verifyUserPermissions` need `documentId`. Per-item results keyed by id; an item outside the scope fails alone. `readByUserIds` marks read; with `verifyUserPermissions` only users with access to the document are marked and the others are listed in the item's `details`.
+         * @description Merges fields into notifications of the scope (organization, narrowed by `documentId`, `locationId`, `userId`); `verifyUserPermissions` needs `documentId`. Per-item results keyed by id; an item outside the scope fails alone. `readByUserIds` marks read; with `verifyUserPermissions` only users with access to the document are marked and the others are listed in the item's `details`.
          */
         post: operations["notificationsUpdate"];
         delete?: never;
@@ -676,7 +1156,7 @@ export interface paths {
         put?: never;
         /**
          * Add recordings (extension)
-         * @description Creates or replaces (by `annotationId`) recording annotations of one document. `recordedTime.duration` is in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted.
+         * @description Creates or replaces (by `annotationId`) recording annotations of one document. `recordedTime.duration` is in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted. Optional `from` (User) and `transcription` are stored, returned by get and sent with the `recorder.done` webhook.
          */
         post: operations["recordingsAdd"];
         delete?: never;
@@ -795,8 +1275,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get webhook configuration (extension)
-         * @description The stored configuration with the auth token masked, and the `whsec_…` signing secret.
+         * Get webhook configuration
+         * @description The stored configuration with the auth token masked, and the `whsec_…` signing secret. The body may be left out: none, `{}` and `{"data": {}}` all work. Every field is present; unset strings are `""`.
          */
         post: operations["webhookConfigGet"];
         delete?: never;
@@ -816,7 +1296,7 @@ export interface paths {
         put?: never;
         /**
          * Update webhook configuration
-         * @description Merges into the workspace's webhook configuration (triggers key by key); at least one of the two fields. The first enable turns on the nine comment triggers unless they are set. Any bad field: INVALID_ARGUMENT `Invalid webhook service configuration.` with `details`, nothing changed.
+         * @description Merges into the workspace's webhook configuration (triggers key by key); at least one of the two fields. Triggers may be nested (`{comment: {add: true}}` is `comment.add`). The first enable seeds the nine comment triggers and `huddle.create`/`huddle.join` true, `crdt.update_data`, `recorder.done` and the two suggestion keys false, unless set. Any bad field: INVALID_ARGUMENT `Invalid webhook service configuration.` with `details`, nothing changed.
          */
         post: operations["webhookConfigUpdate"];
         delete?: never;
@@ -1021,6 +1501,8 @@ export interface components {
             name?: string;
             /** @description Bytes. */
             size?: number;
+            /** @description A preview image. */
+            thumbnailUrl?: string;
             /** @description File type, e.g. `mp4`. */
             type?: string;
             /** @description Where the file is served. */
@@ -1754,6 +2236,7 @@ export interface components {
             attachments?: components["schemas"]["Attachment"][];
             /** @description Display name of the recording. */
             displayName?: string;
+            from?: components["schemas"]["User"];
             /** @description Default: 1 on creation, one more than before on replace. */
             latestVersion?: number;
             /**
@@ -1767,6 +2250,7 @@ export interface components {
              * @enum {string}
              */
             recordingType: "audio" | "video" | "screen";
+            transcription?: components["schemas"]["Transcription"];
             /**
              * @description Always `recorder`.
              * @constant
@@ -1776,6 +2260,15 @@ export interface components {
         /** @description The stored notification, with the content fields that were set. */
         Notification: {
             actionUser?: components["schemas"]["User"];
+            /** @description Any object, stored and returned; `access` maps fields to strings or numbers. */
+            context?: {
+                /** @description Field to a string or number value. */
+                access?: {
+                    [key: string]: string | number;
+                };
+            } & {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1784,12 +2277,25 @@ export interface components {
             displayBodyMessageTemplateData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            displayHeadlineMessageTemplate: string;
-            /** @description Values for the headline: `actionUser`, `recipientUser` and any custom keys. */
+            displayHeadlineMessageTemplate?: string;
+            /** @description Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys. */
             displayHeadlineMessageTemplateData?: {
+                /** @description The acting user (User fields). */
+                actionUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                recipientUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                } | string;
+            } & {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /** @description With data.userId: it is in that user's For You list. */
+            forYou?: boolean;
             id: string;
+            isNotificationResolverUsed?: boolean;
+            /** @description With data.userId: that user has not read it. */
+            isUnread?: boolean;
             /** @description Epoch ms of the last change. */
             lastUpdated: number;
             /** @description Where it lives. */
@@ -1800,12 +2306,20 @@ export interface components {
                 organizationId: string;
             };
             notificationSource: string;
-            /** @description Any object; sent to the client callback on click. */
-            notificationSourceData?: {
+            /** @description Any object; `{}` when unset. */
+            notificationSourceData: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Recipients. */
-            notifyUsers: components["schemas"]["User"][];
+            /** @description Recipients' User objects, as sent. */
+            notifyUserObjects: components["schemas"]["User"][];
+            /** @description Recipients: userId → true (COMPAT §A.6). */
+            notifyUsers: {
+                [key: string]: true;
+            };
+            /** @description Recipients: userId → true. */
+            notifyUsersByUserId: {
+                [key: string]: true;
+            };
             /** @description Users who have read it. */
             readByUserIds: string[];
             /** @description Epoch ms of the add. */
@@ -1813,6 +2327,8 @@ export interface components {
         };
         /** @description The notification was added. */
         NotificationAdded: {
+            /** @description With verifyUserPermissions: the recipients dropped for lack of access. */
+            details?: components["schemas"]["ErrorDetail"][];
             /** @description The notification's id. */
             id: string;
             message: string;
@@ -1855,10 +2371,18 @@ export interface components {
             displayBodyMessageTemplateData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Headline template with `{{variable}}` placeholders. */
+            /** @description Headline template with single-brace placeholders: `{actionUser}`, `{recipientUser}`, `{anyKey}`. */
             displayHeadlineMessageTemplate?: string;
-            /** @description Values for the headline: `actionUser`, `recipientUser` and any custom keys. */
+            /** @description Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys. */
             displayHeadlineMessageTemplateData?: {
+                /** @description The acting user (User fields). */
+                actionUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                recipientUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                } | string;
+            } & {
                 [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description The notification to update. */
@@ -1872,8 +2396,22 @@ export interface components {
             /** @description Users for whom the notification is marked read. */
             readByUserIds?: string[];
         };
+        /** @description displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; verifyUserPermissions and createDocument need documentId. */
         NotificationsAddRequest: {
             actionUser?: components["schemas"]["User"];
+            /** @description Any object, stored and returned; `access` maps fields to strings or numbers. */
+            context?: {
+                /** @description Field to a string or number value. */
+                access?: {
+                    [key: string]: string | number;
+                };
+            } & {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description Create the document record (at the root) if missing; needs documentId. */
+            createDocument?: boolean;
+            /** @description Create the organization record if missing; default false. */
+            createOrganization?: boolean;
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1882,19 +2420,29 @@ export interface components {
             displayBodyMessageTemplateData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Headline template with `{{variable}}` placeholders. */
-            displayHeadlineMessageTemplate: string;
-            /** @description Values for the headline: `actionUser`, `recipientUser` and any custom keys. */
+            /** @description Headline template with single-brace placeholders: `{actionUser}`, `{recipientUser}`, `{anyKey}`. */
+            displayHeadlineMessageTemplate?: string;
+            /** @description Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys. */
             displayHeadlineMessageTemplateData?: {
+                /** @description The acting user (User fields). */
+                actionUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                recipientUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                } | string;
+            } & {
                 [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description Narrows the notification to one document. */
             documentId?: string;
-            /** @description A location inside the document; needs documentId. */
+            /** @description True: the display fields are resolved by the client; not required. */
+            isNotificationResolverUsed?: boolean;
+            /** @description A location (inside the document, when documentId is given). */
             locationId?: string;
             /** @description Notification id; generated when absent. An existing id is replaced. */
             notificationId?: string;
-            /** @description What produced the notification; default `custom`. */
+            /** @description What produced the notification: `custom` (default), `comment`, `huddle`, `crdt` … */
             notificationSource?: string;
             /** @description Any object; sent to the client callback on click. */
             notificationSourceData?: {
@@ -1903,6 +2451,8 @@ export interface components {
             /** @description Recipients (For You lists). */
             notifyUsers?: components["schemas"]["User"][];
             organizationId: string;
+            /** @description Keep only recipients with access to the document; needs documentId. Dropped users: `data.details`. */
+            verifyUserPermissions?: boolean;
         };
         NotificationsConfigGetRequest: {
             /** @description Documents to read the config of; required unless getOrganizationConfig. */
@@ -1920,7 +2470,7 @@ export interface components {
             /** @description Users whose config is set. */
             userIds: string[];
         };
-        /** @description organizationId and at least one of documentId, userId, notificationIds. */
+        /** @description organizationId and at least one of documentId, locationId, userId, notificationIds. */
         NotificationsDeleteRequest: {
             documentId?: string;
             locationId?: string;
@@ -1953,7 +2503,7 @@ export interface components {
         };
         NotificationsUpdateRequest: {
             documentId?: string;
-            /** @description Needs documentId. */
+            /** @description Narrows to notifications of this location. */
             locationId?: string;
             /** @description A notification update object, or an array of them. */
             notifications: components["schemas"]["NotificationPatch"] | components["schemas"]["NotificationPatch"][];
@@ -2031,6 +2581,7 @@ export interface components {
             annotationId: string;
             attachments: components["schemas"]["Attachment"][];
             displayName?: string;
+            from?: components["schemas"]["User"];
             latestVersion: number;
             metadata: components["schemas"]["RecordMetadata"];
             /** @enum {string} */
@@ -2041,6 +2592,7 @@ export interface components {
             };
             /** @enum {string} */
             recordingType: "audio" | "video" | "screen";
+            transcription?: components["schemas"]["Transcription"];
             /** @constant */
             type: "recorder";
         };
@@ -2094,6 +2646,23 @@ export interface components {
             text?: string;
             /** @description The tagged user's id; default `contact.userId`. */
             userId?: string;
+        };
+        /** @description The recording's transcription (COMPAT §D.4); sent with the recorder webhook. */
+        Transcription: {
+            /** @description A summary of the recording. */
+            contentSummary?: string;
+            transcriptSegments?: components["schemas"]["TranscriptSegment"][];
+            /** @description A WebVTT file. */
+            vttFileUrl?: string;
+        };
+        /** @description One stretch of the transcript. */
+        TranscriptSegment: {
+            endTime?: string | number;
+            endTimeInSeconds?: number;
+            startTime?: string | number;
+            startTimeInSeconds?: number;
+            /** @description What was said. */
+            text: string;
         };
         /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
         User: {
@@ -2219,13 +2788,20 @@ export interface components {
             signingSecret: string;
             useWebhookService: boolean;
             webhookServiceConfig: {
-                /** @description Masked: only the last four characters are shown. */
-                authToken?: string;
+                /** @description Masked: only the last four characters are shown; `""` when unset. */
+                authToken: string;
+                /** @description Stored only (COMPAT §E.15). */
+                enableDataProtection: boolean;
                 encodeData: boolean;
                 encryptData: boolean;
-                processedNotificationUrl?: string;
-                publicKey?: string;
-                rawNotificationUrl?: string;
+                /** @enum {string} */
+                payloadFormat: "basic" | "advanced";
+                /** @description `""` when unset. */
+                processedNotificationUrl: string;
+                /** @description `""` when unset. */
+                publicKey: string;
+                /** @description `""` when unset. */
+                rawNotificationUrl: string;
                 triggers: {
                     [key: string]: boolean;
                 };
@@ -2280,23 +2856,34 @@ export interface components {
             /** @description How long the old secret keeps signing too, in seconds (at most 30 days); default 86400 (24 h). 0 stops it at once. */
             graceSeconds?: number;
         };
-        /** @description Fields merged into the stored configuration (SPEC §2.4). */
+        /** @description Fields merged into the stored configuration (SPEC §2.4, COMPAT §A.8). */
         WebhookServiceConfigPatch: {
             /** @description Sent as `Authorization: Basic <authToken>`; printable ASCII. `""` or null clears it. */
             authToken?: string | null;
+            /** @description Stored and returned; no effect in collabd. Default false. */
+            enableDataProtection?: boolean;
             /** @description Send `{encodedPayload: base64(JSON)}`. */
             encodeData?: boolean;
             /** @description Encrypt payloads; needs publicKey. */
             encryptData?: boolean;
+            /**
+             * @description Shape of raw payloads: `basic` (default) or `advanced`.
+             * @enum {string}
+             */
+            payloadFormat?: "basic" | "advanced";
             /** @description Absolute http(s) URL for processed events. `""` or null clears it. */
             processedNotificationUrl?: string | null;
             /** @description RSA ≥ 2048 bits, base64 DER or PEM. `""` or null clears it. */
             publicKey?: string | null;
             /** @description Absolute http(s) URL for raw events. `""` or null clears it. */
             rawNotificationUrl?: string | null;
-            /** @description Event key to boolean, merged key by key. */
+            /** @description Event key to boolean, merged key by key. Nested objects are accepted: `{"comment": {"add": true}}` is the key `comment.add`; stored flat. */
             triggers?: {
-                [key: string]: boolean;
+                [key: string]: boolean | {
+                    [key: string]: boolean | {
+                        [key: string]: boolean;
+                    };
+                };
             };
         };
     };
@@ -2553,6 +3140,1612 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    commentAnnotationsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "commentAnnotations": [
+                 *           {
+                 *             "annotationId": "thread-1",
+                 *             "location": {
+                 *               "id": "slide-3",
+                 *               "locationName": "Slide 3"
+                 *             },
+                 *             "priority": {
+                 *               "id": "P1",
+                 *               "name": "High"
+                 *             },
+                 *             "commentData": [
+                 *               {
+                 *                 "commentId": 100001,
+                 *                 "commentText": "Can we check {{u2}}'s figures?",
+                 *                 "from": {
+                 *                   "userId": "u1",
+                 *                   "name": "Ada",
+                 *                   "email": "ada@example.com"
+                 *                 },
+                 *                 "taggedUserContacts": [
+                 *                   {
+                 *                     "userId": "u2",
+                 *                     "contact": {
+                 *                       "userId": "u2",
+                 *                       "name": "Bob"
+                 *                     }
+                 *                   }
+                 *                 ],
+                 *                 "triggerNotification": true
+                 *               }
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment Annotation(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment Annotation(s) added successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "annotationId": "thread-1",
+                     *             "commentIds": [
+                     *               100001
+                     *             ],
+                     *             "message": "Added Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedCommentAnnotation"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentData": [
+                 *           {
+                 *             "commentId": 100002,
+                 *             "commentText": "Checked, they add up.",
+                 *             "from": {
+                 *               "userId": "u2",
+                 *               "name": "Bob"
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment(s) added successfully.",
+                     *         "data": [
+                     *           100002
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The new commentIds. */
+                            data: number[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments(s) deleted successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Deleted successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "userIds": [
+                 *           "u2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "commentId": 100002,
+                     *             "type": "text",
+                     *             "status": "added",
+                     *             "commentText": "Checked, they add up.",
+                     *             "from": {
+                     *               "userId": "u2",
+                     *               "name": "Bob"
+                     *             },
+                     *             "to": [],
+                     *             "taggedUserContacts": [],
+                     *             "attachments": [],
+                     *             "isCommentTextAvailable": true,
+                     *             "isDraft": false,
+                     *             "isEdited": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *             "recorders": [],
+                     *             "customList": [],
+                     *             "toOrganizationUserGroup": [],
+                     *             "reactionAnnotationIds": [],
+                     *             "reactionAnnotations": []
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: (components["schemas"]["Comment"] | null)[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002,
+                 *           999999
+                 *         ],
+                 *         "updatedData": {
+                 *           "commentText": "Checked: they add up."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment updated successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Updated successfully"
+                     *           },
+                     *           "999999": {
+                     *             "success": false,
+                     *             "id": 999999,
+                     *             "message": "Not found"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsCountV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1",
+                 *           "doc-2"
+                 *         ],
+                 *         "userId": "u2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsCountRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment count retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment count retrieved successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "total": 1,
+                     *             "unread": 1
+                     *           },
+                     *           "doc-2": {
+                     *             "total": 0,
+                     *             "unread": 0
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description documentId → counts. */
+                            data: {
+                                [key: string]: {
+                                    total: number;
+                                    unread: number;
+                                };
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations deleted successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "statusIds": [
+                 *           "OPEN"
+                 *         ],
+                 *         "pageSize": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotation(s) fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotation(s) fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "annotationId": "thread-1",
+                     *             "annotationNumber": 1,
+                     *             "type": "comment",
+                     *             "commentType": "manual",
+                     *             "comments": [
+                     *               {
+                     *                 "commentId": 100001,
+                     *                 "type": "text",
+                     *                 "status": "added",
+                     *                 "commentText": "Can we check {{u2}}'s figures?",
+                     *                 "from": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "to": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "name": "Bob"
+                     *                   }
+                     *                 ],
+                     *                 "taggedUserContacts": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "contact": {
+                     *                       "userId": "u2",
+                     *                       "name": "Bob"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "attachments": [],
+                     *                 "isCommentTextAvailable": true,
+                     *                 "isDraft": false,
+                     *                 "isEdited": false,
+                     *                 "createdAt": 1767225600000,
+                     *                 "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *                 "recorders": [],
+                     *                 "customList": [],
+                     *                 "toOrganizationUserGroup": [],
+                     *                 "reactionAnnotationIds": [],
+                     *                 "reactionAnnotations": []
+                     *               }
+                     *             ],
+                     *             "from": {
+                     *               "userId": "u1",
+                     *               "name": "Ada",
+                     *               "email": "ada@example.com"
+                     *             },
+                     *             "status": {
+                     *               "id": "OPEN",
+                     *               "name": "Open",
+                     *               "type": "default",
+                     *               "color": "#625DF5",
+                     *               "lightColor": "#E7E8FA"
+                     *             },
+                     *             "priority": {
+                     *               "id": "P1",
+                     *               "name": "High"
+                     *             },
+                     *             "location": {
+                     *               "id": "slide-3",
+                     *               "locationName": "Slide 3"
+                     *             },
+                     *             "visibilityConfig": {
+                     *               "type": "public"
+                     *             },
+                     *             "sourceType": "rest-api",
+                     *             "metadata": {
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "documentId": "doc-1",
+                     *               "folderId": "reports"
+                     *             },
+                     *             "subscribedUsers": {
+                     *               "u1": {
+                     *                 "user": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "type": "auto"
+                     *               },
+                     *               "u2": {
+                     *                 "user": {
+                     *                   "userId": "u2",
+                     *                   "name": "Bob"
+                     *                 },
+                     *                 "type": "auto"
+                     *               }
+                     *             },
+                     *             "unsubscribedUsers": {},
+                     *             "involvedUserIds": [
+                     *               "u1",
+                     *               "u2"
+                     *             ],
+                     *             "mentionedUserIds": [
+                     *               "u2"
+                     *             ],
+                     *             "hasDraftComments": false,
+                     *             "customList": [],
+                     *             "commentCategories": [],
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "locationId": 4338125493188208
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Threads (null for unknown annotationIds), or threads by document. */
+                            data: (components["schemas"]["CommentAnnotation"] | null)[] | {
+                                [key: string]: components["schemas"]["CommentAnnotation"][];
+                            };
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ],
+                 *         "updatedData": {
+                 *           "status": {
+                 *             "id": "RESOLVED",
+                 *             "name": "Resolved",
+                 *             "type": "terminal"
+                 *           },
+                 *           "resolvedByUserId": "u1",
+                 *           "statusUpdatedByUserId": "u1",
+                 *           "assignedTo": {
+                 *             "userId": "u2",
+                 *             "name": "Bob"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations updated successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Annotations updated successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "notificationId": "n-1",
+                 *         "actionUser": {
+                 *           "userId": "u1",
+                 *           "name": "Ada"
+                 *         },
+                 *         "displayHeadlineMessageTemplate": "{actionUser} mentioned you",
+                 *         "displayHeadlineMessageTemplateData": {
+                 *           "actionUser": {
+                 *             "userId": "u1",
+                 *             "name": "Ada"
+                 *           },
+                 *           "recipientUser": "u2"
+                 *         },
+                 *         "displayBodyMessage": "Can you check the totals?",
+                 *         "notifyUsers": [
+                 *           {
+                 *             "userId": "u2"
+                 *           },
+                 *           {
+                 *             "userId": "u3",
+                 *             "email": "u3@example.com"
+                 *           }
+                 *         ],
+                 *         "notificationSourceData": {
+                 *           "commentId": "c-7"
+                 *         },
+                 *         "notificationSource": "comment",
+                 *         "context": {
+                 *           "access": {
+                 *             "team": "finance",
+                 *             "level": 2
+                 *           },
+                 *           "anyKey": "kept"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification added successfully.",
+                     *         "data": {
+                     *           "success": true,
+                     *           "message": "Notification added successfully.",
+                     *           "id": "n-1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationAdded"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsConfigGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u4",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "getOrganizationConfig": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User config fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User config fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "config": {
+                     *               "inbox": "MINE",
+                     *               "email": "NONE"
+                     *             },
+                     *             "metadata": {
+                     *               "organizationId": "org-1",
+                     *               "apiKey": "ak_example",
+                     *               "userId": "u4"
+                     *             }
+                     *           },
+                     *           {
+                     *             "config": {
+                     *               "inbox": "MINE",
+                     *               "email": "NONE"
+                     *             },
+                     *             "metadata": {
+                     *               "organizationId": "org-1",
+                     *               "apiKey": "ak_example",
+                     *               "documentId": "doc-1",
+                     *               "userId": "u4"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationConfigEntry"][];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsConfigSetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u4"
+                 *         ],
+                 *         "config": {
+                 *           "inbox": "MINE",
+                 *           "email": "NONE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsConfigSetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User config set successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User config set successfully.",
+                     *         "data": {
+                     *           "u4": {
+                     *             "success": true,
+                     *             "userId": "u4",
+                     *             "message": "User config set successfully."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["NotificationConfigSetItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "notificationIds": [
+                 *           "n-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification(s) deleted successfully.",
+                     *         "data": {
+                     *           "n-1": {
+                     *             "success": true,
+                     *             "message": "Notification deleted."
+                     *           }
+                     *         },
+                     *         "deletedCount": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by notification id: every deleted notification, and every notificationIds entry not deleted. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            /** @description How many records were deleted. */
+                            deletedCount?: number;
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u2",
+                 *         "forYou": true,
+                 *         "pageSize": 50
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "id": "n-1",
+                     *             "notificationSource": "comment",
+                     *             "actionUser": {
+                     *               "userId": "u1",
+                     *               "name": "Ada"
+                     *             },
+                     *             "displayHeadlineMessageTemplate": "{actionUser} mentioned you",
+                     *             "displayHeadlineMessageTemplateData": {
+                     *               "actionUser": {
+                     *                 "userId": "u1",
+                     *                 "name": "Ada"
+                     *               },
+                     *               "recipientUser": "u2"
+                     *             },
+                     *             "displayBodyMessage": "Can you check the totals?",
+                     *             "notificationSourceData": {
+                     *               "commentId": "c-7"
+                     *             },
+                     *             "context": {
+                     *               "access": {
+                     *                 "team": "finance",
+                     *                 "level": 2
+                     *               },
+                     *               "anyKey": "kept"
+                     *             },
+                     *             "notifyUsers": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUsersByUserId": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUserObjects": [
+                     *               {
+                     *                 "userId": "u2"
+                     *               },
+                     *               {
+                     *                 "userId": "u3",
+                     *                 "email": "u3@example.com"
+                     *               }
+                     *             ],
+                     *             "readByUserIds": [],
+                     *             "metadata": {
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "documentId": "doc-1"
+                     *             },
+                     *             "timestamp": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "isUnread": true,
+                     *             "forYou": true
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Notification"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "verifyUserPermissions": true,
+                 *         "notifications": [
+                 *           {
+                 *             "id": "n-1",
+                 *             "readByUserIds": [
+                 *               "u2",
+                 *               "stranger"
+                 *             ],
+                 *             "persistReadForUsers": true
+                 *           },
+                 *           {
+                 *             "id": "n-other-doc",
+                 *             "displayBodyMessage": "edited"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification(s) updated successfully.",
+                     *         "data": {
+                     *           "n-1": {
+                     *             "success": true,
+                     *             "message": "Notification updated.",
+                     *             "details": [
+                     *               {
+                     *                 "field": "data.notifications[0].readByUserIds",
+                     *                 "id": "stranger",
+                     *                 "message": "User has no access to the document; not marked read."
+                     *               }
+                     *             ]
+                     *           },
+                     *           "n-other-doc": {
+                     *             "success": false,
+                     *             "message": "Failed to update notification."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by notification id. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) added successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Organization added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "reports",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report"
+                 *           },
+                 *           {
+                 *             "documentId": "doc-2",
+                 *             "accessType": "public"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) added successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Document added."
+                     *           },
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "reports"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "documentId": "doc-1",
+                     *             "documentName": "Q3 report",
+                     *             "organizationId": "org-1",
+                     *             "apiKey": "ak_example",
+                     *             "folderId": "reports",
+                     *             "accessType": "restricted",
+                     *             "inheritAccessFromParent": true,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
+                     *           },
+                     *           {
+                     *             "documentId": "doc-2",
+                     *             "documentName": "doc-2",
+                     *             "organizationId": "org-1",
+                     *             "apiKey": "ak_example",
+                     *             "folderId": "reports",
+                     *             "accessType": "public",
+                     *             "inheritAccessFromParent": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Document"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     foldersAddV1: {
         parameters: {
             query?: never;
@@ -2611,6 +4804,466 @@ export interface operations {
                                 [key: string]: components["schemas"]["AddedItem"];
                             };
                             message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "reports",
+                 *         "maxDepth": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Folder(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Folder(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "folderId": "reports",
+                     *             "folderName": "Reports",
+                     *             "parentFolderId": "root",
+                     *             "apiKey": "ak_example",
+                     *             "organizationId": "org-1",
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "ancestors": [
+                     *               "root"
+                     *             ],
+                     *             "accessType": "restricted",
+                     *             "inheritAccessFromParent": false,
+                     *             "subFolders": [
+                     *               {
+                     *                 "folderId": "q3",
+                     *                 "folderName": "Q3",
+                     *                 "parentFolderId": "reports",
+                     *                 "apiKey": "ak_example",
+                     *                 "organizationId": "org-1",
+                     *                 "createdAt": 1767225600000,
+                     *                 "lastUpdated": 1767225600000,
+                     *                 "ancestors": [
+                     *                   "root",
+                     *                   "reports"
+                     *                 ],
+                     *                 "accessType": "restricted",
+                     *                 "inheritAccessFromParent": true
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Folder"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "q3",
+                 *         "folderName": "Q3 2026"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Folder updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Folder updated successfully.",
+                     *         "data": {
+                     *           "folderId": "q3",
+                     *           "folderName": "Q3 2026",
+                     *           "parentFolderId": "reports",
+                     *           "apiKey": "ak_example",
+                     *           "organizationId": "org-1",
+                     *           "createdAt": 1767225600000,
+                     *           "lastUpdated": 1767225600000,
+                     *           "ancestors": [
+                     *             "root",
+                     *             "reports"
+                     *           ],
+                     *           "accessType": "restricted",
+                     *           "inheritAccessFromParent": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Folder"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "pageSize": 100
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "organizationId": "org-1",
+                     *             "organizationName": "Acme",
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Organization"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "userIds": [
+                 *           "u4"
+                 *         ],
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data deletion process has been initiated.` */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Data deletion process has been initiated.",
+                     *       "data": {
+                     *         "jobId": "job-1",
+                     *         "tasksCount": 5
+                     *       },
+                     *       "statusCode": 202,
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data deletion process has been initiated.",
+                     *         "data": {
+                     *           "jobId": "job-1",
+                     *           "tasksCount": 5
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["UserDataDeletionJob"];
+                        message: string;
+                        result: {
+                            data: components["schemas"]["UserDataDeletionJob"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        statusCode: 202;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataDeleteStatusV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "jobId": "job-1"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataDeleteStatusRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data fetched successfully.",
+                     *         "data": {
+                     *           "isDeleteCompleted": true,
+                     *           "tasksLeft": 0,
+                     *           "lastTaskCompletedTime": 1767225600000
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserDataDeletionStatus"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u4"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data fetched successfully.",
+                     *         "data": {
+                     *           "comments": [],
+                     *           "reactions": [],
+                     *           "recordings": [],
+                     *           "notifications": [],
+                     *           "users": [],
+                     *           "activities": [],
+                     *           "grants": [],
+                     *           "notificationConfigs": [
+                     *             {
+                     *               "config": {
+                     *                 "inbox": "MINE",
+                     *                 "email": "NONE"
+                     *               },
+                     *               "updatedAt": 1767225600000
+                     *             }
+                     *           ]
+                     *         },
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserData"];
+                            message: string;
+                            /** @description The same token as `pageToken`; null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
                             /** @constant */
                             status: "success";
                         };
@@ -2765,16 +5418,19 @@ export interface operations {
                      *             "success": true,
                      *             "message": "Activity deleted."
                      *           }
-                     *         }
+                     *         },
+                     *         "deletedCount": 1
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            /** @description `{deletedCount}`, or per-id results when activityIds was given. */
-                            data: components["schemas"]["DeletedCount"] | {
+                            /** @description Keyed by activity id: every deleted record, and every activityIds entry not deleted. */
+                            data: {
                                 [key: string]: components["schemas"]["ItemResult"];
                             };
+                            /** @description How many records were deleted. */
+                            deletedCount?: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -4200,6 +6856,14 @@ export interface operations {
                  *         ],
                  *         "notificationSourceData": {
                  *           "commentId": "c-7"
+                 *         },
+                 *         "notificationSource": "comment",
+                 *         "context": {
+                 *           "access": {
+                 *             "team": "finance",
+                 *             "level": 2
+                 *           },
+                 *           "anyKey": "kept"
                  *         }
                  *       }
                  *     }
@@ -4453,16 +7117,19 @@ export interface operations {
                      *             "success": true,
                      *             "message": "Notification deleted."
                      *           }
-                     *         }
+                     *         },
+                     *         "deletedCount": 1
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            /** @description `{deletedCount}`, or per-id results when notificationIds was given. */
-                            data: components["schemas"]["DeletedCount"] | {
+                            /** @description Keyed by notification id: every deleted notification, and every notificationIds entry not deleted. */
+                            data: {
                                 [key: string]: components["schemas"]["ItemResult"];
                             };
+                            /** @description How many records were deleted. */
+                            deletedCount?: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -4520,7 +7187,7 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "n-1",
-                     *             "notificationSource": "custom",
+                     *             "notificationSource": "comment",
                      *             "actionUser": {
                      *               "userId": "u1",
                      *               "name": "Ada"
@@ -4537,7 +7204,22 @@ export interface operations {
                      *             "notificationSourceData": {
                      *               "commentId": "c-7"
                      *             },
-                     *             "notifyUsers": [
+                     *             "context": {
+                     *               "access": {
+                     *                 "team": "finance",
+                     *                 "level": 2
+                     *               },
+                     *               "anyKey": "kept"
+                     *             },
+                     *             "notifyUsers": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUsersByUserId": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUserObjects": [
                      *               {
                      *                 "userId": "u2"
                      *               },
@@ -4553,7 +7235,9 @@ export interface operations {
                      *               "documentId": "doc-1"
                      *             },
                      *             "timestamp": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "isUnread": true,
+                     *             "forYou": true
                      *           }
                      *         ],
                      *         "pageToken": ""
@@ -5328,7 +8012,23 @@ export interface operations {
                  *                 "type": "mp4",
                  *                 "size": 7340032
                  *               }
-                 *             ]
+                 *             ],
+                 *             "from": {
+                 *               "userId": "u1",
+                 *               "name": "Ada"
+                 *             },
+                 *             "transcription": {
+                 *               "transcriptSegments": [
+                 *                 {
+                 *                   "startTime": "00:00:00",
+                 *                   "endTime": "00:00:04",
+                 *                   "startTimeInSeconds": 0,
+                 *                   "endTimeInSeconds": 4,
+                 *                   "text": "Here is the new dashboard."
+                 *                 }
+                 *               ],
+                 *               "contentSummary": "A tour of the dashboard."
+                 *             }
                  *           }
                  *         ]
                  *       }
@@ -5510,7 +8210,23 @@ export interface operations {
                      *                 "size": 7340032
                      *               }
                      *             ],
-                     *             "latestVersion": 1
+                     *             "latestVersion": 1,
+                     *             "from": {
+                     *               "userId": "u1",
+                     *               "name": "Ada"
+                     *             },
+                     *             "transcription": {
+                     *               "transcriptSegments": [
+                     *                 {
+                     *                   "startTime": "00:00:00",
+                     *                   "endTime": "00:00:04",
+                     *                   "startTimeInSeconds": 0,
+                     *                   "endTimeInSeconds": 4,
+                     *                   "text": "Here is the new dashboard."
+                     *                 }
+                     *               ],
+                     *               "contentSummary": "A tour of the dashboard."
+                     *             }
                      *           }
                      *         ],
                      *         "pageToken": ""
@@ -5767,7 +8483,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -5800,7 +8516,14 @@ export interface operations {
                      *             "processedNotificationUrl": "https://hooks.example.com/processed",
                      *             "encodeData": false,
                      *             "encryptData": false,
+                     *             "publicKey": "",
+                     *             "enableDataProtection": false,
+                     *             "payloadFormat": "basic",
                      *             "triggers": {
+                     *               "crdt.update_data": false,
+                     *               "recorder.done": true,
+                     *               "comment_annotation.suggestion_accept": false,
+                     *               "comment_annotation.suggestion_reject": false,
                      *               "comment_annotation.add": true,
                      *               "comment.add": true,
                      *               "comment.update": true,
@@ -5810,7 +8533,8 @@ export interface operations {
                      *               "comment_annotation.priority_change": true,
                      *               "comment.reaction_add": true,
                      *               "comment.reaction_delete": true,
-                     *               "recorder.done": true
+                     *               "huddle.create": true,
+                     *               "huddle.join": true
                      *             }
                      *           },
                      *           "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -5856,8 +8580,12 @@ export interface operations {
                  *           "processedNotificationUrl": "https://hooks.example.com/processed",
                  *           "authToken": "checked-by-your-receiver",
                  *           "triggers": {
-                 *             "recorder.done": true
-                 *           }
+                 *             "recorder": {
+                 *               "done": true
+                 *             }
+                 *           },
+                 *           "enableDataProtection": false,
+                 *           "payloadFormat": "basic"
                  *         }
                  *       }
                  *     }

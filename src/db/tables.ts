@@ -104,6 +104,10 @@ export interface WebhookConfigRow {
   previous_signing_secret: string | null;
   previous_secret_expires_at: number | null;
   updated_at: number;
+  /** COMPAT §A.8: stored and returned, no effect. */
+  enable_data_protection: number;
+  /** `basic` or `advanced` (COMPAT §D.5). */
+  payload_format: string;
 }
 
 export interface WebhookEventRow {

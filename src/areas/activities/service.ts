@@ -3,7 +3,7 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
+import { deletedItems, type ItemOutcome } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
 import { chargeUsage, releaseUsage } from "../../quotas/check.js";
@@ -135,11 +135,16 @@ export async function updateActivities(
   return results;
 }
 
-export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;
+/** Per-item outcomes keyed by activity id, and how many records went (COMPAT §A.1). */
+export interface DeleteOutcome {
+  readonly items: Record<string, ItemOutcome>;
+  readonly deletedCount: number;
+}
 
 /**
- * Deletes activities of an organization narrowed by document, target entity or ids.
- * With `activityIds` the answer is per id; otherwise it is the number deleted.
+ * Deletes activities of an organization narrowed by document, target entity or ids (AND).
+ * Every deleted record answers `Activity deleted.`; an `activityIds` entry that was not
+ * deleted answers `Failed to delete activity.` (COMPAT §A.1).
  */
 export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): Promise<DeleteOutcome> {
   if (
@@ -171,9 +176,8 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
     });
     return ids;
   }, input.activityIds?.length ?? RUNS_ALONE);
-  if (!input.activityIds) return { deletedCount: deleted.length };
-  const gone = new Set(deleted);
-  return outcomesById(input.activityIds, gone, "Activity deleted.", "Failed to delete activity.");
+  const items = deletedItems(deleted, input.activityIds, "Activity deleted.", "Failed to delete activity.");
+  return { items, deletedCount: deleted.length };
 }
 
 /** The record as get returns it: SPEC §2.1 order, then the add-only fields that were set. */

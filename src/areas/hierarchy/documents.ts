@@ -43,9 +43,9 @@ export function normalize(row: DocumentRow): DocumentRow {
 }
 
 /**
- * Creates the document record when it does not exist (the `createDocument` flag of the
- * comment operations): at the organization's root, named by its id, inheriting access.
- * Idempotent, so concurrent requests both succeed.
+ * Creates the document record at the organization's root when it does not exist (the
+ * `createDocument` flag of notifications add and the comment operations: COMPAT §A.6, §C.2). Without its own access type it inherits the root's.
+ * Idempotent, so concurrent requests both succeed; the organization must exist.
  */
 export async function ensureDocument(
   db: WriteTx,

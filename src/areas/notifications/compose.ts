@@ -1,13 +1,14 @@
 import type { Ctx } from "../../context.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { checkRecordSize } from "../../lib/bounds.js";
-import { type NotificationRecord, uniqueUsers } from "./record.js";
+import { type NotificationRecord, recipientFields, uniqueUsers } from "./record.js";
 import type { AddNotificationInput } from "./schemas.js";
 
 /**
  * The rows of one notification and its recipients, as add writes them: shared by
  * notifications add and by the operations that notify as an effect (comments), which write
- * them in their own transaction through store.replaceNotification.
+ * them in their own transaction through write.ts. The request's flags (`create…`,
+ * `verifyUserPermissions`) are acted on by the caller and not stored.
  */
 export function composeNotification(
   ctx: Pick<Ctx, "workspace" | "ids" | "clock" | "config">,
@@ -21,6 +22,10 @@ export function composeNotification(
     notificationId,
     notificationSource,
     notifyUsers,
+    createOrganization: _createOrganization,
+    createDocument: _createDocument,
+    verifyUserPermissions: _verifyUserPermissions,
+    notificationSourceData,
     ...content
   } = input;
   const id = notificationId ?? ctx.ids();
@@ -30,7 +35,8 @@ export function composeNotification(
     id,
     notificationSource: notificationSource ?? "custom",
     ...content,
-    notifyUsers: users,
+    notificationSourceData: (notificationSourceData ?? {}) as Record<string, unknown>,
+    ...recipientFields(users),
     readByUserIds: [],
     metadata: {
       apiKey: ctx.workspace.id,

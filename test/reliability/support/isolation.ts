@@ -98,7 +98,10 @@ function mismatch(expected: Isolated, res: Response): string | null {
       return items.length > 0 && items.every((item) => item.success === false) ? null : "an item succeeded";
     }
     case "nothingDeleted":
-      return data?.deletedCount === 0 || data?.removedCount === 0 ? null : "deleted something";
+      // Deletes answer per item with `result.deletedCount` beside (COMPAT §A.1); older shapes count in data.
+      return result?.deletedCount === 0 || data?.deletedCount === 0 || data?.removedCount === 0
+        ? null
+        : "deleted something";
     case "ownWrite": {
       const items = data && typeof data === "object" ? (Object.values(data) as { success?: boolean }[]) : [];
       return items.every((item) => typeof item !== "object" || item === null || item.success !== false)
