@@ -95,12 +95,14 @@ forEachDialect("comment effects", (server) => {
     expect(toBob).toMatchObject({
       notificationSource: "comment",
       actionUser: ada,
-      notifyUsers: [bob],
+      notifyUsers: { [bob.userId]: true },
+      notifyUserObjects: [bob],
       notificationSourceData: { annotationId: "t" },
       metadata: { organizationId: org, documentId: "d" },
     });
     expect(await forUser("u1")).toEqual([]);
     const [toCy] = await forUser("u3");
-    expect(toCy.notifyUsers).toEqual([cy]);
+    expect(toCy.notifyUsers).toEqual({ [cy.userId]: true });
+    expect(toCy.notifyUserObjects).toEqual([cy]);
   });
 });
