@@ -8,7 +8,7 @@ import { type Kysely, sql } from "kysely";
  * the current shape: `notifyUsers` and `notifyUsersByUserId` maps, the users themselves in
  * `notifyUserObjects`, and `notificationSourceData` `{}` when it was never set. Rows go in
  * keyset batches, so a large table never sits in memory at once; the quota triggers of
- * 0007 account the changed sizes.
+ * 0007 account the changed sizes. A location alone now narrows a list: it gets an index.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -18,6 +18,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable("webhook_configs")
     .addColumn("payload_format", "text", (c) => c.notNull().defaultTo("basic"))
+    .execute();
+
+  // A location narrows the organization without a document now: its own index range.
+  await db.schema
+    .createIndex("notifications_by_location_only")
+    .on("notifications")
+    .columns(["workspace_id", "organization_id", "location_id", "timestamp", "id"])
     .execute();
 
   let after: [string, string, string] | null = null;
