@@ -45,6 +45,8 @@ export interface Config {
   readonly erasurePauseMs: number;
   /** How long a process's claim on a job holds without a batch; another process takes the job over after it. */
   readonly erasureLeaseMs: number;
+  /** How often each process looks for jobs left by another (or a dead) process; 0: only at start and when kicked. */
+  readonly erasurePollMs: number;
   // Answer and record bounds (issue #15, RELIABILITY.md "Abuse").
   /** Largest stored activity, recording or notification, as UTF-8 bytes of its JSON. */
   readonly maxRecordBytes: number;
@@ -138,6 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     erasureBatchRows: integer(env, "COLLABD_ERASURE_BATCH_ROWS", 200, 1, 10_000),
     erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
     erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),
+    erasurePollMs: integer(env, "COLLABD_ERASURE_POLL_MS", 5_000, 0, 3_600_000),
     // Answer and record bounds (issue #15): one block, README "Limits".
     ...answerBounds(env),
     transport: loadTransport(env),

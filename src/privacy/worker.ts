@@ -4,9 +4,6 @@ import { randomId } from "../lib/ids.js";
 import { type ClaimedJob, claimJob, finishJob, nextTask, pseudonymFor, recordBatch } from "./jobs.js";
 import { kindNamed } from "./registry.js";
 
-/** Unfinished jobs of a process that died are looked for this often (and at start). */
-const POLL_MS = 5_000;
-
 export interface ErasureLog {
   info(fields: object, message: string): void;
   error(fields: object, message: string): void;
@@ -32,11 +29,14 @@ export class ErasureWorker {
     private readonly log?: ErasureLog,
   ) {}
 
-  /** Runs what is pending now, then on every kick and every POLL_MS. */
+  /** Runs what is pending now, then on every kick and every COLLABD_ERASURE_POLL_MS (jobs of other or dead processes). */
   start(): void {
     this.unsubscribe = this.services.jobs.attach(() => this.drain());
-    this.timer = setInterval(() => void this.drain(), POLL_MS);
-    this.timer.unref();
+    const { erasurePollMs } = this.services.config;
+    if (erasurePollMs > 0) {
+      this.timer = setInterval(() => void this.drain(), erasurePollMs);
+      this.timer.unref();
+    }
     void this.drain();
   }
 

@@ -1,3 +1,4 @@
+import { deleteUserRows } from "../delete-rows.js";
 import type { PersonalDataKind } from "../kind.js";
 
 /** Access grants naming the user (permissions add): exported as they are, erased by deleting them. */
@@ -31,28 +32,11 @@ export const grants: PersonalDataKind = {
       next: rows.length === limit && last ? [last.resource_type, last.resource_id] : null,
     };
   },
-  async erase(tx, scope, _after, batch) {
-    let query = tx
-      .selectFrom("access_grants")
-      .select(["organization_id", "resource_type", "resource_id"])
-      .where("workspace_id", "=", scope.workspaceId)
-      .where("user_id", "=", scope.userId);
-    if (scope.organizationIds) query = query.where("organization_id", "in", [...scope.organizationIds]);
-    const rows = await query.limit(batch).execute();
-    if (rows.length > 0) {
-      await tx
-        .deleteFrom("access_grants")
-        .where("workspace_id", "=", scope.workspaceId)
-        .where("user_id", "=", scope.userId)
-        .where((eb) =>
-          eb(
-            eb.refTuple("organization_id", "resource_type", "resource_id"),
-            "in",
-            rows.map((r) => eb.tuple(r.organization_id, r.resource_type, r.resource_id)),
-          ),
-        )
-        .execute();
-    }
-    return { erased: rows.length, next: rows.length < batch ? null : [] };
-  },
+  erase: (tx, scope, _after, batch) =>
+    deleteUserRows(
+      tx,
+      { table: "access_grants", keys: ["resource_type", "resource_id", "user_id"] },
+      scope,
+      batch,
+    ),
 };

@@ -1,3 +1,4 @@
+import { deleteUserRows } from "../delete-rows.js";
 import type { PersonalDataKind } from "../kind.js";
 
 /** The user's notification preferences (COMPAT §C.7). */
@@ -23,28 +24,6 @@ export const notificationConfigs: PersonalDataKind = {
       next: rows.length === limit && last ? [last.document_id] : null,
     };
   },
-  async erase(tx, scope, _after, batch) {
-    let query = tx
-      .selectFrom("notification_configs")
-      .select(["organization_id", "document_id"])
-      .where("workspace_id", "=", scope.workspaceId)
-      .where("user_id", "=", scope.userId);
-    if (scope.organizationIds) query = query.where("organization_id", "in", [...scope.organizationIds]);
-    const rows = await query.limit(batch).execute();
-    if (rows.length > 0) {
-      await tx
-        .deleteFrom("notification_configs")
-        .where("workspace_id", "=", scope.workspaceId)
-        .where("user_id", "=", scope.userId)
-        .where((eb) =>
-          eb(
-            eb.refTuple("organization_id", "document_id"),
-            "in",
-            rows.map((r) => eb.tuple(r.organization_id, r.document_id)),
-          ),
-        )
-        .execute();
-    }
-    return { erased: rows.length, next: rows.length < batch ? null : [] };
-  },
+  erase: (tx, scope, _after, batch) =>
+    deleteUserRows(tx, { table: "notification_configs", keys: ["user_id", "document_id"] }, scope, batch),
 };

@@ -1,4 +1,5 @@
 import type { WriteTx } from "../../db/handles.js";
+import { deleteUserRows } from "../delete-rows.js";
 import type { ErasureScope, PersonalDataKind } from "../kind.js";
 import { exportScanned, scanRecords } from "../scan.js";
 import { mentions, scrub } from "../scrub.js";
@@ -69,26 +70,7 @@ async function eraseRecords(
 }
 
 async function eraseInboxRows(tx: WriteTx, scope: ErasureScope, batch: number) {
-  let query = tx
-    .selectFrom("notification_recipients")
-    .select(["organization_id", "notification_id"])
-    .where("workspace_id", "=", scope.workspaceId)
-    .where("user_id", "=", scope.userId);
-  if (scope.organizationIds) query = query.where("organization_id", "in", [...scope.organizationIds]);
-  const rows = await query.limit(batch).execute();
-  if (rows.length > 0) {
-    await tx
-      .deleteFrom("notification_recipients")
-      .where("workspace_id", "=", scope.workspaceId)
-      .where("user_id", "=", scope.userId)
-      .where((eb) =>
-        eb(
-          eb.refTuple("organization_id", "notification_id"),
-          "in",
-          rows.map((r) => eb.tuple(r.organization_id, r.notification_id)),
-        ),
-      )
-      .execute();
-  }
-  return { erased: rows.length, next: rows.length < batch ? null : ["recipients"] };
+  const table = { table: "notification_recipients", keys: ["notification_id", "user_id"] } as const;
+  const result = await deleteUserRows(tx, table, scope, batch);
+  return { erased: result.erased, next: result.next === null ? null : ["recipients"] };
 }
