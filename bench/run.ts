@@ -47,6 +47,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "string" },
     "report-only": { type: "boolean" },
     explain: { type: "boolean" },
+    workers: { type: "string" },
   },
 });
 const root = resolve(import.meta.dirname, "..");
@@ -77,7 +78,7 @@ writeReport(
   {
     startedAt: new Date().toISOString(),
     mode: sizes.mode,
-    machine: `${cpus().length} cores, Node ${process.version}`,
+    machine: `${cpus().length} cores, Node ${process.version}, COLLABD_WORKERS ${values.workers ?? "default"}`,
     totalS: (performance.now() - began) / 1000,
     sizes,
     runs,
@@ -109,7 +110,7 @@ async function runDialect(dialect: Dialect): Promise<DialectRun> {
     });
     const seedS = (performance.now() - seedStart) / 1000;
     const measureStart = performance.now();
-    const server = await startBenchServer(scratch.url, values["cpu-prof"]);
+    const server = await startBenchServer(scratch.url, values["cpu-prof"], values.workers);
     log(`${dialect}: ready in ${(server.readyMs / 1000).toFixed(2)} s`);
     try {
       const echoes: { when: string; result: LoadResult }[] = [];
