@@ -5,7 +5,8 @@ import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
-import { checkQuotas } from "../../quotas/check.js";
+import { deleteDelta, replaceDelta } from "../../quotas/by-verbs.js";
+import { chargeUsage, releaseUsage } from "../../quotas/check.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
@@ -68,8 +69,8 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
     }),
   );
   await ctx.write(async (trx) => {
-    await store.replaceNotification(trx, row, recipientRows);
-    await checkQuotas(trx, ctx);
+    const replaced = await store.replaceNotification(trx, row, recipientRows);
+    await chargeUsage(trx, ctx, replaceDelta([text], replaced));
   }, 1 + recipientRows.length);
   return id;
 }
@@ -118,10 +119,11 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
       { field: "data", message: "At least one of documentId, userId or notificationIds is required." },
     ]);
   }
-  const deleted = await ctx.write(
-    (trx) => store.deleteNotifications(trx, scopeOf(ctx, input)),
-    input.notificationIds?.length ?? RUNS_ALONE,
-  );
+  const deleted = await ctx.write(async (trx) => {
+    const { ids, sizes } = await store.deleteNotifications(trx, scopeOf(ctx, input));
+    await releaseUsage(trx, ctx, deleteDelta(sizes));
+    return ids;
+  }, input.notificationIds?.length ?? RUNS_ALONE);
   if (!input.notificationIds) return { deletedCount: deleted.length };
   const gone = new Set(deleted);
   return outcomesById(input.notificationIds, gone, "Notification deleted.", "Failed to delete notification.");

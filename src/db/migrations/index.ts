@@ -6,7 +6,7 @@ import * as webhooks from "./0004_webhooks.js";
 import * as roomForUpdates from "./0005_room_for_updates.js";
 import * as webhookRetention from "./0006_webhook_retention.js";
 import * as quotas from "./0007_quotas.js";
-import * as activityUsageByVerbs from "./0008_activity_usage_by_verbs.js";
+import * as usageByVerbs from "./0008_usage_by_verbs.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -17,5 +17,5 @@ export const migrations: Record<string, Migration> = {
   "0005_room_for_updates": roomForUpdates,
   "0006_webhook_retention": webhookRetention,
   "0007_quotas": quotas,
-  "0008_activity_usage_by_verbs": activityUsageByVerbs,
+  "0008_usage_by_verbs": usageByVerbs,
 };
