@@ -1,4 +1,4 @@
-import { rewriteDelta } from "../../quotas/activities.js";
+import { rewriteDelta } from "../../quotas/by-verbs.js";
 import { releaseUsage } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import type { PersonalDataKind } from "../kind.js";
@@ -54,7 +54,7 @@ export const activities: PersonalDataKind = {
     // Activities are accounted by their verbs on both dialects (migrations 0007, 0008).
     await releaseUsage(
       tx,
-      { workspace: { id: scope.workspaceId } as never },
+      { workspace: { id: scope.workspaceId } },
       rewriteDelta(
         rows.map((r) => r.record),
         after,
