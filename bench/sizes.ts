@@ -21,6 +21,8 @@ export interface Sizes {
   readonly folders: { readonly total: number; readonly moveDescendants: number };
   readonly notifications: { readonly total: number };
   readonly webhooks: { readonly backlogEvents: number; readonly pacedS: number };
+  /** Comments in the store (threads of three), over `documents` documents of one organization. */
+  readonly comments: { readonly total: number; readonly documents: number };
 }
 
 export const FULL: Sizes = {
@@ -33,6 +35,7 @@ export const FULL: Sizes = {
   folders: { total: 100_000, moveDescendants: 10_000 },
   notifications: { total: 1_000_000 },
   webhooks: { backlogEvents: 10_000, pacedS: 10 },
+  comments: { total: 1_000_000, documents: 1000 },
 };
 
 export const QUICK: Sizes = {
@@ -45,4 +48,5 @@ export const QUICK: Sizes = {
   folders: { total: 20_000, moveDescendants: 1_000 },
   notifications: { total: 5_000 },
   webhooks: { backlogEvents: 1_000, pacedS: 2 },
+  comments: { total: 30_000, documents: 20 },
 };

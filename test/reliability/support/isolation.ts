@@ -12,7 +12,14 @@ import { snapshot } from "./snapshot.js";
  * - `ownWrite`: a success that wrote B's own row (A's same id neither blocks nor changes it);
  * - `badPageToken`: A's page token is INVALID_ARGUMENT for B.
  */
-export type Isolated = "notFound" | "empty" | "itemsFailed" | "nothingDeleted" | "ownWrite" | "badPageToken";
+export type Isolated =
+  | "notFound"
+  | "empty"
+  | "zeroCounts"
+  | "itemsFailed"
+  | "nothingDeleted"
+  | "ownWrite"
+  | "badPageToken";
 
 export interface IsolationCase {
   readonly path: string;
@@ -89,6 +96,11 @@ function mismatch(expected: Isolated, res: Response): string | null {
         : listed.every(nothing)
           ? null
           : "listed something";
+    }
+    case "zeroCounts": {
+      // Counts per requested key (comment counts): every one zero.
+      const counts = Object.values(data ?? {}) as { total?: number }[];
+      return counts.length > 0 && counts.every((c) => c.total === 0) ? null : "counted something";
     }
     case "itemsFailed": {
       const items = Object.values(data ?? {}) as { success?: boolean }[];
