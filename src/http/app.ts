@@ -180,6 +180,8 @@ function isAuthFailure(error: unknown): boolean {
 export function render(outcome: Outcome): string {
   const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
   const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
-  const tail = outcome.pageToken === undefined ? "}}" : `,"pageToken":${JSON.stringify(outcome.pageToken)}}}`;
-  return head + data + tail;
+  const page = outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`;
+  const next =
+    outcome.nextPageToken === undefined ? "" : `,"nextPageToken":${JSON.stringify(outcome.nextPageToken)}`;
+  return `${head}${data}${page}${next}}}`;
 }

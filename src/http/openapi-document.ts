@@ -101,6 +101,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Notifications: "Notifications, their recipients and read state.",
   Documents: "Documents in folders, with inherited access.",
   Access: "Grants of a role on an organization, folder or document to a user.",
+  Users: "User profiles per organization and memberships at organization, folder or document level.",
   Webhooks: "Where events are delivered, and the delivery log.",
 };
 
@@ -122,7 +123,9 @@ export function openApiDocument(operations: readonly Operation[]): Json {
     const requestSchema = schemas.convert(
       Envelope(schemas.name(op.data, `${pascal(op.operationId)}Request`)),
     );
-    const successSchema = schemas.convert(Success(op.result, { list: op.list ?? false }));
+    const successSchema = schemas.convert(
+      Success(op.result, { list: op.list ?? false, nextPageToken: op.nextPageToken ?? false }),
+    );
     const { example } = op;
     paths[op.path] = {
       post: {
@@ -147,6 +150,7 @@ export function openApiDocument(operations: readonly Operation[]): Json {
                     message: example.message,
                     data: example.result,
                     ...(op.list ? { pageToken: example.pageToken ?? "" } : {}),
+                    ...(op.nextPageToken ? { nextPageToken: example.pageToken || null } : {}),
                   },
                 },
               },

@@ -5,6 +5,7 @@ import { folderOperations } from "../areas/folders/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
 import { recordingOperations } from "../areas/recordings/routes.js";
+import { userOperations } from "../areas/users/routes.js";
 import { webhookOperations } from "../areas/webhooks/routes.js";
 import type { Operation } from "./operation.js";
 
@@ -17,5 +18,6 @@ export const allOperations: readonly Operation[] = [
   ...notificationOperations,
   ...documentOperations,
   ...accessOperations,
+  ...userOperations,
   ...webhookOperations,
 ];

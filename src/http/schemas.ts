@@ -125,13 +125,23 @@ export const PageToken = Type.String({
 });
 
 /** The success envelope; list operations carry `pageToken` (`""` on the last page). */
-export const Success = <T extends TSchema>(data: T, options: { list?: boolean } = {}) =>
+export const Success = <T extends TSchema>(
+  data: T,
+  options: { list?: boolean; nextPageToken?: boolean } = {},
+) =>
   Closed({
     result: Closed({
       status: Type.Literal("success"),
       message: Type.String(),
       data,
       ...(options.list ? { pageToken: Type.String() } : {}),
+      ...(options.nextPageToken
+        ? {
+            nextPageToken: Type.Union([Type.String(), Type.Null()], {
+              description: "The original's name for `pageToken`: the same token, null on the last page.",
+            }),
+          }
+        : {}),
     }),
   });
 

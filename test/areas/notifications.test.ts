@@ -347,7 +347,7 @@ forEachDialect("notifications bad input", (server) => {
       notification({ displayHeadlineMessageTemplate: undefined }),
       "Missing required field data.displayHeadlineMessageTemplate.",
     ],
-    ["add", "an unknown field", notification({ notifyAll: true }), "Unknown field data.notifyAll."],
+    ["add", "an unknown field", notification({ notifyEveryone: true }), "Unknown field data.notifyEveryone."],
     [
       "add",
       "a recipient without userId",

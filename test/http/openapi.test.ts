@@ -36,6 +36,9 @@ const EXAMPLE_ORDER = [
   "notificationsAdd",
   "notificationsGet",
   "notificationsUpdate",
+  "usersAdd",
+  "usersGet",
+  "usersUpdate",
   "webhookConfigUpdate",
   "webhookConfigGet",
   "webhookDeliveriesGet",
@@ -44,6 +47,7 @@ const EXAMPLE_ORDER = [
   "activitiesDelete",
   "recordingsDelete",
   "notificationsDelete",
+  "usersDelete",
   "permissionsRemove",
   "foldersDelete",
 ];

@@ -117,3 +117,67 @@ export async function usersGrantedAny(
   }
   return granted;
 }
+
+/** Removes one user's grants on folders with these ids in every organization of the workspace. */
+export async function deleteFolderGrantsEverywhere(
+  db: WriteTx,
+  workspaceId: string,
+  userId: string,
+  folderIds: readonly string[],
+): Promise<number> {
+  const rows = await db
+    .deleteFrom("access_grants")
+    .where("workspace_id", "=", workspaceId)
+    .where("user_id", "=", userId)
+    .where("resource_type", "=", "folder")
+    .where("resource_id", "in", [...folderIds])
+    .returning("user_id")
+    .execute();
+  return rows.length;
+}
+
+/** Some resources of one organization: itself, and folders and documents by id. */
+export interface ResourceSet {
+  readonly folders: readonly string[];
+  readonly documents: readonly string[];
+}
+
+/**
+ * Live grants of some users on the organization and the given folders and documents, up
+ * to `limit` rows. Ids go 500 to a statement, inside both dialects' parameter limits
+ * (a filter's folder chains may name thousands of folders).
+ */
+export async function liveGrantsIn(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  userIds: readonly string[],
+  now: number,
+  resources: ResourceSet,
+  limit: number,
+): Promise<AccessGrantRow[]> {
+  const out: AccessGrantRow[] = [];
+  const parts: [ResourceType, readonly string[]][] = [["organization", [organizationId]]];
+  for (let i = 0; i < resources.documents.length; i += 500)
+    parts.push(["document", resources.documents.slice(i, i + 500)]);
+  for (let i = 0; i < resources.folders.length; i += 500)
+    parts.push(["folder", resources.folders.slice(i, i + 500)]);
+  for (const [type, ids] of parts) {
+    if (out.length >= limit) break;
+    const rows = await db
+      .selectFrom("access_grants")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("user_id", "in", [...userIds])
+      .where("resource_type", "=", type)
+      .where("resource_id", "in", [...ids])
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .limit(limit - out.length)
+      .execute();
+    out.push(
+      ...rows.map((row) => ({ ...row, expires_at: row.expires_at === null ? null : Number(row.expires_at) })),
+    );
+  }
+  return out;
+}

@@ -6,6 +6,7 @@ import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
+import { organizationRecipients } from "../users/store.js";
 import { type NotificationRecord, uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
 import { checkScope, requireUserFor } from "./scope.js";
@@ -31,11 +32,15 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
     notificationId,
     notificationSource,
     notifyUsers,
+    notifyAll,
     ...content
   } = input;
   const id = notificationId ?? ctx.ids();
   const now = ctx.clock.now();
-  const recipients = uniqueUsers(notifyUsers ?? []);
+  // COMPAT §A.6: by default the organization-level users (§C.4) are recipients too.
+  const everyone =
+    notifyAll === false ? [] : await organizationRecipients(ctx.reader, ctx.workspace.id, organizationId);
+  const recipients = uniqueUsers([...(notifyUsers ?? []), ...everyone]);
   const record: NotificationRecord = {
     id,
     notificationSource: notificationSource ?? "custom",
