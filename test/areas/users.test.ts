@@ -21,6 +21,7 @@ forEachDialect("users add, get, update, delete", (server) => {
     const org = "org-users";
     const added = await ok(server(), "/v2/users/add", {
       organizationId: org,
+      createOrganization: false,
       users: [
         { userId: "ada", name: "ada Lovelace", email: "ada@example.com", team: { name: "math" } },
         { userId: "bob", accessRole: "viewer", initial: "X" },

@@ -1,6 +1,7 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow } from "../../db/tables.js";
+import { levelChunks } from "../hierarchy/levels.js";
 
 type Db = Readable;
 
@@ -142,11 +143,7 @@ export interface ResourceSet {
   readonly documents: readonly string[];
 }
 
-/**
- * Live grants of some users on the organization and the given folders and documents, up
- * to `limit` rows. Ids go 500 to a statement, inside both dialects' parameter limits
- * (a filter's folder chains may name thousands of folders).
- */
+/** Live grants of some users on the organization and the given folders and documents, up to `limit` rows. */
 export async function liveGrantsIn(
   db: Db,
   workspaceId: string,
@@ -157,12 +154,7 @@ export async function liveGrantsIn(
   limit: number,
 ): Promise<AccessGrantRow[]> {
   const out: AccessGrantRow[] = [];
-  const parts: [ResourceType, readonly string[]][] = [["organization", [organizationId]]];
-  for (let i = 0; i < resources.documents.length; i += 500)
-    parts.push(["document", resources.documents.slice(i, i + 500)]);
-  for (let i = 0; i < resources.folders.length; i += 500)
-    parts.push(["folder", resources.folders.slice(i, i + 500)]);
-  for (const [type, ids] of parts) {
+  for (const [type, ids] of levelChunks(organizationId, resources)) {
     if (out.length >= limit) break;
     const rows = await db
       .selectFrom("access_grants")

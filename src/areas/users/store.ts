@@ -2,6 +2,7 @@ import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow, UserMembershipRow, UserProfileRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
+import { levelChunks } from "../hierarchy/levels.js";
 
 type Db = Readable;
 
@@ -370,12 +371,7 @@ export async function membershipsIn(
   limit: number,
 ): Promise<UserMembershipRow[]> {
   const out: UserMembershipRow[] = [];
-  const parts: [Level, readonly string[]][] = [["organization", [organizationId]]];
-  for (let i = 0; i < levels.documents.length; i += 500)
-    parts.push(["document", levels.documents.slice(i, i + 500)]);
-  for (let i = 0; i < levels.folders.length; i += 500)
-    parts.push(["folder", levels.folders.slice(i, i + 500)]);
-  for (const [level, ids] of parts) {
+  for (const [level, ids] of levelChunks(organizationId, levels)) {
     if (out.length >= limit) break;
     out.push(
       ...(await db
