@@ -445,6 +445,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users (v1 path)
+         * @description The v1 path of `/v2/users/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/data/delete": {
         parameters: {
             query?: never;
@@ -499,6 +519,66 @@ export interface paths {
          * @description The v1 path of `/v2/users/data/get` (COMPAT §F): same request, same answer.
          */
         post: operations["usersDataGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete users (v1 path)
+         * @description The v1 path of `/v2/users/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get users (v1 path)
+         * @description The v1 path of `/v2/users/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update users (v1 path)
+         * @description The v1 path of `/v2/users/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -595,8 +675,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Grant permissions (extension)
-         * @description Grants one user `viewer` (default) or `editor` on organizations, folders or documents, optionally until `expiresAt` (epoch ms, in the future). Every resource must exist (NOT_FOUND otherwise); granting again replaces role and expiry. A grant on a folder covers every document below it, wherever the folder moves.
+         * Grant permissions
+         * @description Grants one user (`user`, or the collabd 0.1 `userId`: exactly one) `editor` (default) or `viewer` on organizations, folders or documents, optionally until `expiresAt` (epoch seconds, in the future; a value ≥ 1e12 is read as epoch ms). The resources need not exist yet; a grant on an id without a record counts in every check. Granting again replaces role and expiry. A folder grant covers every document below it, wherever the folder moves; an organization grant does not cover `restricted` documents.
          */
         post: operations["permissionsAdd"];
         delete?: never;
@@ -615,8 +695,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get permissions (extension)
-         * @description The live (unexpired) grants of the given users in one organization, keyed by userId, then `organization`/`folders`/`documents`, then resource id. `folderIds`/`documentIds` narrow the list.
+         * Get permissions
+         * @description Effective access of the given users in one organization (COMPAT §A.7), keyed by userId: `organization` when they have organization-level access, and `folders`/`documents` with `accessRole`, the effective `accessType` and `expiresAt` (epoch seconds) of the deciding grant, or an error entry (`permission_denied`, `does_not_exist`). Without folderIds/documentIds: what each user holds a live grant or membership on; with them, exactly those ids.
          */
         post: operations["permissionsGet"];
         delete?: never;
@@ -635,8 +715,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Remove permissions (extension)
-         * @description Removes one user's grants on the given resources; `removedCount` says how many existed.
+         * Remove permissions
+         * @description Removes one user's grants on the given resources; `removedCount` says how many existed. A folder without `organizationId` loses the grant in every organization of the workspace.
          */
         post: operations["permissionsRemove"];
         delete?: never;
@@ -1205,6 +1285,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/users/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users
+         * @description Adds users at the organization (no documentId/folderId), a folder or a document: the profile (one per user and organization, merged with the stored one; `initial` derived from `name` when absent) and a membership with `accessRole` (default `editor`), which counts like a permanent grant at that level. The organization record is created when missing; a missing folder or document is created only with `createFolder`/`createDocument`, else the membership is stored by id. An existing member is updated.
+         */
+        post: operations["usersAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/users/data/delete": {
         parameters: {
             query?: never;
@@ -1259,6 +1359,66 @@ export interface paths {
          * @description Everything the workspace holds about one user in one organization (docs/privacy.md), up to 100 records per key and page. Pass `nextPageToken` back as `pageToken` until it is null. An unknown organization or user is an empty export.
          */
         post: operations["usersDataGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete users
+         * @description Removes users from a level. At organization level the user leaves the organization: the profile, memberships at every level and grants in it are removed too. A user without a membership at the level fails alone with `User does not exist.`.
+         */
+        post: operations["usersDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get users
+         * @description The users of a level in userId order, each its profile plus `accessRole` at that level; `userIds` (≤ 30) narrows. `allDocuments`: every document-level membership of the organization, with `documentId`; `groupByDocumentId` turns `data` into `{documentId: User[]}`. `organizationUserGroupIds` (≤ 30) matches nobody (no user groups). Keyset-paged: `pageSize` default 1000; `pageToken` and `nextPageToken`.
+         */
+        post: operations["usersGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update users
+         * @description Merges the sent fields into each member's profile and sets `accessRole` at the level when sent. A user who is not a member at that level fails alone with `User does not exist.`.
+         */
+        post: operations["usersUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1369,8 +1529,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description No access, no such resource, or a failure for this one resource. */
+        AccessError: {
+            /**
+             * @description The resource's effective access.
+             * @enum {string}
+             */
+            accessType?: "organizationPrivate" | "restricted" | "public";
+            /** @description What went wrong, e.g. `User does not have access to document`. */
+            error: string;
+            /** @enum {string} */
+            errorCode: "permission_denied" | "does_not_exist" | "something_went_wrong";
+        };
         /**
-         * @description viewer (default) or editor.
+         * @description viewer or editor (default).
          * @enum {string}
          */
         AccessRole: "viewer" | "editor";
@@ -1963,6 +2135,17 @@ export interface components {
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
         };
+        /** @description The user has access, with this role. */
+        EffectiveAccess: {
+            accessRole: components["schemas"]["AccessRole"];
+            /**
+             * @description The resource's effective access.
+             * @enum {string}
+             */
+            accessType: "organizationPrivate" | "restricted" | "public";
+            /** @description Epoch seconds; present when the deciding grant expires. */
+            expiresAt?: number;
+        };
         /** @description One problem: the field (as the client wrote it) or the item id it concerns. */
         ErrorDetail: {
             /** @description e.g. `data.activities[2].featureType`. */
@@ -2033,16 +2216,10 @@ export interface components {
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
         };
-        /** @description A live grant. */
-        Grant: {
-            accessRole: components["schemas"]["AccessRole"];
-            /** @description Epoch ms. */
-            expiresAt?: number;
-        };
-        /** @description One grant: a role on a resource, optionally until expiresAt. */
+        /** @description One grant: a role on a resource, optionally until expiresAt. The resource need not exist yet. */
         GrantedResource: {
             accessRole?: components["schemas"]["AccessRole"];
-            /** @description Epoch ms after which the grant no longer counts; in the future; at most year 9999. */
+            /** @description Epoch seconds after which the grant no longer counts; in the future. A value of 1e12 or more is read as epoch milliseconds (collabd 0.1 clients). */
             expiresAt?: number;
             /** @description The organization's, folder's or document's id. */
             id: string;
@@ -2050,7 +2227,7 @@ export interface components {
             organizationId?: string;
             type: components["schemas"]["ResourceType"];
         };
-        /** @description A resource whose grant to the user is removed. */
+        /** @description A resource whose grant to the user is removed. A folder without organizationId: that folder id in every organization. */
         GrantRef: {
             /** @description The organization's, folder's or document's id. */
             id: string;
@@ -2448,6 +2625,8 @@ export interface components {
             notificationSourceData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /** @description Default true: the organization-level users (users add) are recipients too, at most 1000; false: only notifyUsers. */
+            notifyAll?: boolean;
             /** @description Recipients (For You lists). */
             notifyUsers?: components["schemas"]["User"][];
             organizationId: string;
@@ -2537,16 +2716,17 @@ export interface components {
             permissions: {
                 resources: components["schemas"]["GrantedResource"][];
             };
-            /** @description The user who receives the grants. */
-            userId: string;
+            user?: components["schemas"]["User"];
+            /** @description collabd 0.1 form of `user.userId`; send exactly one of user and userId. */
+            userId?: string;
         };
         PermissionsGetRequest: {
-            /** @description Only grants on these documents (and the organization). */
+            /** @description List exactly these documents (and folders only if folderIds). */
             documentIds?: string[];
-            /** @description Only grants on these folders (and the organization). */
+            /** @description List exactly these folders (and documents only if documentIds). */
             folderIds?: string[];
             organizationId: string;
-            /** @description The users whose grants are listed. */
+            /** @description The users whose access is listed. */
             userIds: string[];
         };
         PermissionsRemoveRequest: {
@@ -2666,7 +2846,10 @@ export interface components {
         };
         /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
         User: {
-            /** @description `viewer` or `editor`; meaningful only in users add and update. */
+            /**
+             * @description `viewer` or `editor`; meaningful only in users add and update.
+             * @enum {string}
+             */
             accessRole?: "viewer" | "editor";
             /** @description Deprecated. */
             clientGroupId?: string;
@@ -2702,6 +2885,23 @@ export interface components {
             userId: string;
         } & {
             [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One user's effective access (COMPAT §A.7). */
+        UserAccess: {
+            /** @description Keyed by resource id. */
+            documents?: {
+                [key: string]: components["schemas"]["EffectiveAccess"] | components["schemas"]["AccessError"];
+            };
+            /** @description Keyed by resource id. */
+            folders?: {
+                [key: string]: components["schemas"]["EffectiveAccess"] | components["schemas"]["AccessError"];
+            };
+            /** @description Keyed by organizationId; present only with organization-level access. */
+            organization?: {
+                [key: string]: {
+                    accessRole: components["schemas"]["AccessRole"];
+                };
+            };
         };
         /** @description Up to 100 records per key and page; `[]` when none (or when the organization or user is unknown). */
         UserData: {
@@ -2750,20 +2950,21 @@ export interface components {
             lastTaskCompletedTime: number | null;
             tasksLeft: number;
         };
-        /** @description One user's live grants, by kind of resource. */
-        UserGrants: {
-            /** @description Keyed by resource id. */
-            documents?: {
-                [key: string]: components["schemas"]["Grant"];
-            };
-            /** @description Keyed by resource id. */
-            folders?: {
-                [key: string]: components["schemas"]["Grant"];
-            };
-            /** @description Keyed by resource id. */
-            organization?: {
-                [key: string]: components["schemas"]["Grant"];
-            };
+        UsersAddRequest: {
+            /** @description Create the document record (at the root) if missing. */
+            createDocument?: boolean;
+            /** @description Create the folder record (at the top level) if missing. */
+            createFolder?: boolean;
+            /** @description Accepted; the organization record is created when missing anyway. */
+            createOrganization?: boolean;
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level. */
+            users: components["schemas"]["User"][];
         };
         UsersDataDeleteRequest: {
             /** @description Only these organizations; absent: all. */
@@ -2779,6 +2980,46 @@ export interface components {
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
             userId: string;
+        };
+        UsersDeleteRequest: {
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description The users to remove. */
+            userIds: string[];
+        };
+        UsersGetRequest: {
+            /** @description Every document-level user of the organization (not organization users). */
+            allDocuments?: boolean;
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description With allDocuments or documentId: `data` is `{documentId: User[]}`. */
+            groupByDocumentId?: boolean;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description User groups; collabd has none, so these match nobody (COMPAT §E 14). */
+            organizationUserGroupIds?: string[];
+            /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
+            pageSize?: number;
+            /** @description Opaque token from a previous response's `result.pageToken`. */
+            pageToken?: string;
+            /** @description Only these users. */
+            userIds?: string[];
+        };
+        UsersUpdateRequest: {
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level. */
+            users: components["schemas"]["User"][];
         };
         /** @description The workspace's webhook configuration. */
         WebhookConfig: {
@@ -5058,6 +5299,91 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    usersAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada Lovelace",
+                 *             "email": "ada@example.com"
+                 *           },
+                 *           {
+                 *             "userId": "u3",
+                 *             "name": "Grace Hopper",
+                 *             "accessRole": "viewer",
+                 *             "plan": "pro"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u1": {
+                     *             "success": true,
+                     *             "id": "u1",
+                     *             "message": "User added."
+                     *           },
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     usersDataDeleteV1: {
         parameters: {
             query?: never;
@@ -5264,6 +5590,239 @@ export interface operations {
                             /** @description The same token as `pageToken`; null on the last page. */
                             nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u3",
+                 *           "nobody"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) deleted successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "message": "User removed."
+                     *           },
+                     *           "nobody": {
+                     *             "success": false,
+                     *             "message": "User does not exist."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u1",
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "userId": "u1",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "initial": "A",
+                     *             "accessRole": "editor"
+                     *           },
+                     *           {
+                     *             "userId": "u3",
+                     *             "name": "Grace Hopper",
+                     *             "plan": "pro",
+                     *             "initial": "G",
+                     *             "accessRole": "viewer"
+                     *           }
+                     *         ],
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The users, or with groupByDocumentId the users of each document. */
+                            data: components["schemas"]["User"][] | {
+                                [key: string]: components["schemas"]["User"][];
+                            };
+                            message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u3",
+                 *             "accessRole": "editor",
+                 *             "photoUrl": "https://example.com/g.png"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -5622,20 +6181,22 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "userId": "u2",
+                 *         "user": {
+                 *           "userId": "u2"
+                 *         },
                  *         "permissions": {
                  *           "resources": [
                  *             {
                  *               "type": "folder",
                  *               "id": "reports",
                  *               "organizationId": "org-1",
-                 *               "accessRole": "editor"
+                 *               "accessRole": "viewer"
                  *             },
                  *             {
                  *               "type": "document",
                  *               "id": "doc-2",
                  *               "organizationId": "org-1",
-                 *               "expiresAt": 4102444800000
+                 *               "expiresAt": 4102444800
                  *             },
                  *             {
                  *               "type": "organization",
@@ -5652,7 +6213,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Permission(s) added successfully.` */
+            /** @description Success: `Permissions added successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5663,10 +6224,10 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Permission(s) added successfully.",
+                     *         "message": "Permissions added successfully.",
                      *         "data": {
                      *           "success": true,
-                     *           "message": "Permission(s) added successfully."
+                     *           "message": "Permissions added successfully."
                      *         }
                      *       }
                      *     }
@@ -5706,6 +6267,11 @@ export interface operations {
                  *         "organizationId": "org-1",
                  *         "userIds": [
                  *           "u2"
+                 *         ],
+                 *         "documentIds": [
+                 *           "doc-1",
+                 *           "doc-2",
+                 *           "doc-9"
                  *         ]
                  *       }
                  *     }
@@ -5716,7 +6282,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Permission(s) retrieved successfully.` */
+            /** @description Success: `User permissions retrieved successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5727,23 +6293,27 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Permission(s) retrieved successfully.",
+                     *         "message": "User permissions retrieved successfully.",
                      *         "data": {
                      *           "u2": {
                      *             "organization": {
                      *               "org-1": {
-                     *                 "accessRole": "viewer"
-                     *               }
-                     *             },
-                     *             "folders": {
-                     *               "reports": {
                      *                 "accessRole": "editor"
                      *               }
                      *             },
                      *             "documents": {
-                     *               "doc-2": {
+                     *               "doc-1": {
                      *                 "accessRole": "viewer",
-                     *                 "expiresAt": 4102444800000
+                     *                 "accessType": "restricted"
+                     *               },
+                     *               "doc-2": {
+                     *                 "accessRole": "editor",
+                     *                 "accessType": "public",
+                     *                 "expiresAt": 4102444800
+                     *               },
+                     *               "doc-9": {
+                     *                 "error": "Document does not exist",
+                     *                 "errorCode": "does_not_exist"
                      *               }
                      *             }
                      *           }
@@ -5755,7 +6325,7 @@ export interface operations {
                         result: {
                             /** @description Keyed by userId. */
                             data: {
-                                [key: string]: components["schemas"]["UserGrants"];
+                                [key: string]: components["schemas"]["UserAccess"];
                             };
                             message: string;
                             /** @constant */
@@ -5805,7 +6375,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Permission(s) removed successfully.` */
+            /** @description Success: `Permissions removed successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5816,7 +6386,7 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Permission(s) removed successfully.",
+                     *         "message": "Permissions removed successfully.",
                      *         "data": {
                      *           "removedCount": 1
                      *         }
@@ -8254,6 +8824,91 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    usersAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada Lovelace",
+                 *             "email": "ada@example.com"
+                 *           },
+                 *           {
+                 *             "userId": "u3",
+                 *             "name": "Grace Hopper",
+                 *             "accessRole": "viewer",
+                 *             "plan": "pro"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u1": {
+                     *             "success": true,
+                     *             "id": "u1",
+                     *             "message": "User added."
+                     *           },
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     usersDataDelete: {
         parameters: {
             query?: never;
@@ -8460,6 +9115,239 @@ export interface operations {
                             /** @description The same token as `pageToken`; null on the last page. */
                             nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u3",
+                 *           "nobody"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) deleted successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "message": "User removed."
+                     *           },
+                     *           "nobody": {
+                     *             "success": false,
+                     *             "message": "User does not exist."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u1",
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "userId": "u1",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "initial": "A",
+                     *             "accessRole": "editor"
+                     *           },
+                     *           {
+                     *             "userId": "u3",
+                     *             "name": "Grace Hopper",
+                     *             "plan": "pro",
+                     *             "initial": "G",
+                     *             "accessRole": "viewer"
+                     *           }
+                     *         ],
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The users, or with groupByDocumentId the users of each document. */
+                            data: components["schemas"]["User"][] | {
+                                [key: string]: components["schemas"]["User"][];
+                            };
+                            message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u3",
+                 *             "accessRole": "editor",
+                 *             "photoUrl": "https://example.com/g.png"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };

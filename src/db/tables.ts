@@ -288,6 +288,30 @@ export interface PrivacyTaskRow {
   completed_at: number | null;
 }
 
+/** A user's profile in one organization (COMPAT §C.4): the open User object as sent, without accessRole. */
+export interface UserProfileRow {
+  workspace_id: string;
+  organization_id: string;
+  user_id: string;
+  /** JSON of the User object. */
+  profile: string;
+  created_at: number;
+  last_updated: number;
+}
+
+/** A user's membership at one level of an organization; counts like a permanent grant there. */
+export interface UserMembershipRow {
+  workspace_id: string;
+  organization_id: string;
+  /** organization, folder or document; an organization membership has level_id = organization_id. */
+  level: string;
+  level_id: string;
+  user_id: string;
+  access_role: string;
+  created_at: number;
+  last_updated: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -310,4 +334,6 @@ export interface Tables {
   notification_configs: NotificationConfigRow;
   privacy_jobs: PrivacyJobRow;
   privacy_tasks: PrivacyTaskRow;
+  user_profiles: UserProfileRow;
+  user_memberships: UserMembershipRow;
 }

@@ -151,6 +151,21 @@ forEachDialect(
           expect: "empty",
         },
         { path: "/v2/workspace/webhooks/deliveries/get", data: { deliveryIds }, expect: "empty" },
+        { path: "/v2/users/get", data: { organizationId: org }, expect: "empty" },
+        {
+          path: "/v2/users/get",
+          data: { organizationId: org, allDocuments: true, groupByDocumentId: true },
+          expect: "empty",
+        },
+        {
+          path: "/v2/users/get",
+          data: {
+            organizationId: org,
+            pageSize: 1,
+            pageToken: await token("/v2/users/get", { organizationId: org }),
+          },
+          expect: "badPageToken",
+        },
         {
           path: "/v2/workspace/webhooks/deliveries/get",
           data: { pageSize: 1, pageToken: await token("/v2/workspace/webhooks/deliveries/get", {}) },
@@ -190,7 +205,22 @@ forEachDialect(
           data: { deliveryIds: deliveryIds.slice(0, 100) },
           expect: "itemsFailed",
         },
+        {
+          path: "/v2/users/update",
+          data: { organizationId: org, users: [{ userId: S.userId, name: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/users/update",
+          data: { organizationId: org, documentId: S.documentId, users: [{ userId: S.userId, name: "B" }] },
+          expect: "itemsFailed",
+        },
         // Deletes: by id each fails; by scope nothing goes.
+        {
+          path: "/v2/users/delete",
+          data: { organizationId: org, userIds: [S.userId, "u-2"] },
+          expect: "itemsFailed",
+        },
         {
           path: "/v2/activities/delete",
           data: { organizationId: org, activityIds: [S.activityId, S.customActivityId] },
@@ -255,13 +285,19 @@ forEachDialect(
           data: { organizationId: org, folderId: S.folderId, documents: [{ documentId: "doc-new" }] },
           expect: "notFound",
         },
+        // Grants need no record (COMPAT §A.7): B's grant on A's ids is B's own row.
         {
           path: "/v2/auth/permissions/add",
           data: {
-            userId: "intruder",
+            user: { userId: "intruder" },
             permissions: { resources: [{ type: "document", id: S.documentId, organizationId: org }] },
           },
-          expect: "notFound",
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/auth/permissions/remove",
+          data: { userId: S.userId, permissions: { resources: [{ type: "folder", id: S.folderId }] } },
+          expect: "nothingDeleted",
         },
         // Writes with A's ids create B's own rows; A's same ids neither block nor change.
         {
@@ -335,6 +371,11 @@ forEachDialect(
         {
           path: "/v2/auth/permissions/add",
           data: { userId: S.userId, permissions: { resources: [{ type: "organization", id: org }] } },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/users/add",
+          data: { organizationId: org, documentId: S.documentId, users: [{ userId: S.userId }] },
           expect: "ownWrite",
         },
         {

@@ -69,3 +69,24 @@ export async function ensureDocument(
     .onConflict((oc) => oc.columns(["workspace_id", "organization_id", "id"]).doNothing())
     .execute();
 }
+
+/** The documents among `ids` that exist in the organization (the access rule and permissions get). */
+export async function findDocuments(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<DocumentRow[]> {
+  const found: DocumentRow[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom("documents")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+    found.push(...rows.map(normalize));
+  }
+  return found;
+}

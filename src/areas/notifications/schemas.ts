@@ -111,6 +111,12 @@ export const AddNotification = documentedWith(
     notifyUsers: Type.Optional(
       Type.Array(NotificationUser, { maxItems: MAX_ITEMS, description: "Recipients (For You lists)." }),
     ),
+    notifyAll: Type.Optional(
+      Type.Boolean({
+        description:
+          "Default true: the organization-level users (users add) are recipients too, at most 1000; false: only notifyUsers.",
+      }),
+    ),
   }),
   {
     ...NEEDS_DOCUMENT,
