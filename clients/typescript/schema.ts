@@ -245,6 +245,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organizations/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable organizations
+         * @description While `disabled`, the access rule denies every user on everything in the organization; REST operations with the API key still work. A missing organization is created, then marked.
+         */
+        post: operations["organizationsDisableStateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organizations/add": {
         parameters: {
             query?: never;
@@ -255,10 +275,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add organizations (extension)
-         * @description Creates organization records, which folder and document operations require. Per-item results keyed by organizationId; an existing id fails alone with `Organization already exists.`.
+         * Add organizations
+         * @description Creates organization records, which folder and document operations require. Items are open: keys other than organizationId and organizationName are metadata, returned by get. Per-item results keyed by organizationId; an existing id fails alone with `Organization already exists.`.
          */
         post: operations["organizationsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete organizations
+         * @description Deletes organizations with everything under them: folders, documents, grants, notifications, activities, recordings. Each organization goes in a transaction of its own. At most 30 ids.
+         */
+        post: operations["organizationsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable documents
+         * @description While `disabled`, the access rule denies every user on the document. A document without a record (or organization) is created at the root first. At most 30 ids.
+         */
+        post: operations["documentsDisableStateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set documents' access
+         * @description Sets each document's own accessType; a document without a record (or organization) is created at the root first. At most 30 ids.
+         */
+        post: operations["documentsAccessUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -275,10 +355,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add documents (extension)
-         * @description Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless `createOrganization`). Without `accessType` a document inherits its folder's effective access. Per-item results keyed by documentId; an existing id fails with `Document already exists.`.
+         * Add documents
+         * @description Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless `createOrganization`); a missing folder is NOT_FOUND unless `createFolder`, which makes it at the top level. Without `accessType` a document inherits its folder's effective access (at the root the workspace's defaultAccessType). Items are open: other keys are metadata, returned by get. Per-item results keyed by documentId; an existing id fails with `Document already exists` (code `already-exists`).
          */
         post: operations["documentsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete documents
+         * @description Deletes documents with their grants and feature data (activities, recordings, notifications). An unknown id fails alone with `Document does not exist` (code `not-found`). At most 30 ids.
+         */
+        post: operations["documentsDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -295,10 +395,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get documents (extension)
-         * @description Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` (`root`: in no folder) or with the given ids. `accessType` is the effective access at the time of the read.
+         * Get documents
+         * @description Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` (`root`: in no folder). With `documentIds`: those documents in the request's order on one page, an unknown id answered in place by `{id, success: false, message: "Document does not exist", code: "not-found"}`. `accessType` is the effective access at the time of the read.
          */
         post: operations["documentsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move documents
+         * @description Places documents in `folderId` (`root`: the top level; unknown folder NOT_FOUND `Folder not found.`). A document keeps its own accessType; inherited access follows the new folder. At most 30 ids.
+         */
+        post: operations["documentsMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update documents
+         * @description Merges `documentName` and metadata keys into existing documents. An unknown id fails alone with `Document does not exist` (code `not-found`).
+         */
+        post: operations["documentsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/folders/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set folders' access
+         * @description Sets each folder's own `accessType`, or with `inheritFromParent: true` makes it inherit its parent's again (top level: the workspace's defaultAccessType). Subfolders and documents that inherit follow at once. An unknown folder fails alone with `Folder not found.`. At most 30 ids. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         */
+        post: operations["foldersAccessUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,8 +495,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete a folder (extension)
-         * @description Deletes the folder and every folder below it; returns `deletedCount`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * Delete a folder
+         * @description Deletes the folder, every folder below it and every document placed in them (with their grants and feature data, as documents delete does). `result.data` is null; `result.deletedCount` (folders) and `result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with `error.code` `not-found`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersDelete"];
         delete?: never;
@@ -375,8 +535,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Update a folder (extension)
-         * @description Renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of the whole subtree atomically; a parent inside the subtree is INVALID_ARGUMENT. Returns the folder. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * Update folders
+         * @description Applies `folders` in order, in one transaction: renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of the whole subtree. Per-item results keyed by folderId; a failing item (`Folder not found.`, `Parent folder not found.`, `A folder cannot be moved under itself or one of its descendants.`) changes nothing. collabd 0.1's single-folder form (top-level `folderId` and changes) is a one-item `folders`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersUpdate"];
         delete?: never;
@@ -395,10 +555,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get organizations (extension)
-         * @description The workspace's organizations in organizationId order, optionally only `organizationIds`, keyset-paged. `pageToken` is `""` on the last page.
+         * Get organizations
+         * @description The workspace's organizations in organizationId order, optionally only `organizationIds`, keyset-paged. `pageToken` is `""` and `nextPageToken` null on the last page.
          */
         post: operations["organizationsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update organizations
+         * @description Merges `organizationName` and metadata keys into existing organizations. Per-item results keyed by organizationId; an unknown id fails alone with `Organization does not exist`.
+         */
+        post: operations["organizationsUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -579,6 +759,14 @@ export interface components {
          * @enum {string}
          */
         AccessType: "organizationPrivate" | "restricted" | "public";
+        /** @description One item's access outcome. */
+        AccessTypeResult: {
+            accessType?: ("organizationPrivate" | "restricted" | "public") | null;
+            /** @constant */
+            inheritFromParent?: true;
+            message: string;
+            success: boolean;
+        };
         /** @description The request was applied. */
         Acknowledgement: {
             message: string;
@@ -695,6 +883,14 @@ export interface components {
             /** @description The value after. */
             to?: components["schemas"]["JsonValue"];
         };
+        /** @description One item's outcome. */
+        CodedItemResult: {
+            /** @description `already-exists` or `not-found` on failures. */
+            code?: string;
+            id: string;
+            message: string;
+            success: boolean;
+        };
         /** @description How many records were deleted. */
         DeletedCount: {
             deletedCount: number;
@@ -707,7 +903,13 @@ export interface components {
             httpStatus: number | null;
             startedAt: number;
         };
-        /** @description A document record. */
+        /** @description One document's disabled state. */
+        DisabledResult: {
+            disabled: boolean;
+            message: string;
+            success: boolean;
+        };
+        /** @description A document record; its metadata keys appear at the top level. */
         Document: {
             /**
              * @description Effective access: the document's own, or its folder's now.
@@ -717,16 +919,42 @@ export interface components {
             apiKey: string;
             /** @description Epoch ms. */
             createdAt: number;
+            disabled: boolean;
             documentId: string;
             documentName: string;
             /** @description The folder holding the document, or `root`. */
             folderId: string;
+            /** @description = documentId. */
+            id: string;
             inheritAccessFromParent: boolean;
             /** @description Epoch ms. */
             lastUpdated: number;
             organizationId: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One document's changes: documentName and metadata keys, merged into the stored ones. */
+        DocumentChange: {
+            /** @description The document to change. */
+            documentId: string;
+            /** @description New display name. */
+            documentName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        DocumentsAccessUpdateRequest: {
+            /**
+             * @description organizationPrivate, restricted or public.
+             * @enum {string}
+             */
+            accessType: "organizationPrivate" | "restricted" | "public";
+            /** @description Documents to set; a missing record is created at the root first. */
+            documentIds: string[];
+            organizationId: string;
         };
         DocumentsAddRequest: {
+            /** @description Create `folderId` first at the top level (named by its id, inheriting access) if missing. */
+            createFolder?: boolean;
             /** @description Create the organization first if missing. */
             createOrganization?: boolean;
             documents: components["schemas"]["NewDocument"][];
@@ -734,8 +962,20 @@ export interface components {
             folderId?: string;
             organizationId: string;
         };
+        DocumentsDeleteRequest: {
+            /** @description Documents to delete with their grants and feature data. */
+            documentIds: string[];
+            organizationId: string;
+        };
+        DocumentsDisableStateUpdateRequest: {
+            /** @description true: nobody has access to the document. */
+            disabled: boolean;
+            /** @description Documents to mark; a missing record is created at the root first. */
+            documentIds: string[];
+            organizationId: string;
+        };
         DocumentsGetRequest: {
-            /** @description Fetch these documents. */
+            /** @description Fetch these documents, answered in this order. */
             documentIds?: string[];
             /** @description Only documents directly in this folder; `root` for those in none. */
             folderId?: string;
@@ -744,6 +984,17 @@ export interface components {
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
+        };
+        DocumentsMoveRequest: {
+            /** @description Documents to move. */
+            documentIds: string[];
+            /** @description The folder they go in; `root` for the top level. */
+            folderId: string;
+            organizationId: string;
+        };
+        DocumentsUpdateRequest: {
+            documents: components["schemas"]["DocumentChange"][];
+            organizationId: string;
         };
         /** @description One problem: the field (as the client wrote it) or the item id it concerns. */
         ErrorDetail: {
@@ -776,6 +1027,34 @@ export interface components {
             /** @description Nested folders of the same shape; present only when at least one is returned. */
             subFolders?: components["schemas"]["Folder"][];
         };
+        /** @description One folder's access outcome. */
+        FolderAccessResult: {
+            accessType?: components["schemas"]["AccessType"] | null;
+            /** @constant */
+            inheritFromParent?: true;
+            message: string;
+            success: boolean;
+        };
+        /** @description One folder's changes: at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
+        FolderChange: {
+            accessType?: components["schemas"]["AccessType"];
+            /** @description The folder to change. */
+            folderId: string;
+            /** @description Display name; defaults to the folderId. */
+            folderName?: string;
+            /** @description true: inherit the parent's access again; false: keep the current one as own. */
+            inheritAccessFromParent?: boolean;
+            /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
+            parentFolderId?: string;
+        };
+        FoldersAccessUpdateRequest: {
+            accessType?: components["schemas"]["AccessType"];
+            /** @description Folders to set. At most 30. */
+            folderIds: string[];
+            /** @description true: inherit the parent's access again (top level: the workspace's defaultAccessType); then `accessType` may be omitted and is ignored. */
+            inheritFromParent?: boolean;
+            organizationId: string;
+        };
         FoldersAddRequest: {
             /** @description Create the organization first if missing. */
             createOrganization?: boolean;
@@ -802,18 +1081,27 @@ export interface components {
             /** @description Extension, flat listing only: `result.pageToken` of the previous page. */
             pageToken?: string;
         };
-        /** @description organizationId, folderId and at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
+        /** @description Exactly one of `folders` or `folderId`; the 0.1 form is a one-item `folders`. */
         FoldersUpdateRequest: {
             accessType?: components["schemas"]["AccessType"];
-            /** @description The folder to change. */
-            folderId: string;
+            /** @description collabd 0.1 form: the one folder to change (then no `folders`). */
+            folderId?: string;
             /** @description Display name; defaults to the folderId. */
             folderName?: string;
+            /** @description Changes applied in order, in one transaction. */
+            folders?: components["schemas"]["FolderChange"][];
             /** @description true: inherit the parent's access again; false: keep the current one as own. */
             inheritAccessFromParent?: boolean;
             organizationId: string;
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
+        };
+        /** @description One folder's outcome; `folder` is the updated record. */
+        FolderUpdateResult: {
+            folder?: components["schemas"]["Folder"];
+            id: string;
+            message: string;
+            success: boolean;
         };
         /** @description A live grant. */
         Grant: {
@@ -849,6 +1137,15 @@ export interface components {
         };
         /** @description Any JSON value. */
         JsonValue: JsonValue;
+        /** @description In place of a requested document that does not exist. */
+        MissingDocument: {
+            /** @constant */
+            code: "not-found";
+            id: string;
+            message: string;
+            /** @constant */
+            success: false;
+        };
         /** @description One activity to add. */
         NewActivity: {
             /** @description URL or identifier of the icon. */
@@ -907,7 +1204,7 @@ export interface components {
             targetEntityId: string;
             targetSubEntityId?: string;
         };
-        /** @description One document to create. */
+        /** @description One document to create. Open: other keys are metadata, stored and returned by get. */
         NewDocument: {
             /**
              * @description organizationPrivate, restricted or public. Omitted: inherited from the folder, read at check time.
@@ -918,6 +1215,8 @@ export interface components {
             documentId: string;
             /** @description Display name; defaults to the documentId. */
             documentName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One folder to create. */
         NewFolder: {
@@ -938,12 +1237,14 @@ export interface components {
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
         };
-        /** @description One organization to create. */
+        /** @description One organization to create. Open: other keys are metadata, stored and returned by get (except id, disabled, createdAt, lastUpdated). */
         NewOrganization: {
             /** @description The organization's id, chosen by the client. */
             organizationId: string;
             /** @description Display name. */
             organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One recording annotation to add or replace. */
         NewRecording: {
@@ -1119,17 +1420,42 @@ export interface components {
             /** @description readByUserIds keeps only users with access to the document; needs documentId. */
             verifyUserPermissions?: boolean;
         };
-        /** @description An organization record. */
+        /** @description An organization record; its metadata keys appear at the top level. */
         Organization: {
             /** @description Epoch ms. */
             createdAt: number;
+            /** @description true: the access rule denies every user. */
+            disabled: boolean;
+            /** @description = organizationId. */
+            id: string;
             /** @description Epoch ms. */
             lastUpdated: number;
             organizationId: string;
             organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One organization's changes: organizationName and metadata keys, merged into the stored ones. */
+        OrganizationChange: {
+            /** @description The organization's id, chosen by the client. */
+            organizationId: string;
+            /** @description Display name. */
+            organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         OrganizationsAddRequest: {
             organizations: components["schemas"]["NewOrganization"][];
+        };
+        OrganizationsDeleteRequest: {
+            /** @description Organizations to delete with everything under them. */
+            organizationIds: string[];
+        };
+        OrganizationsDisableStateUpdateRequest: {
+            /** @description true: nobody has access to anything in them. */
+            disabled: boolean;
+            /** @description Organizations to mark; a missing one is created first. */
+            organizationIds: string[];
         };
         OrganizationsGetRequest: {
             /** @description Fetch these organizations. */
@@ -1138,6 +1464,9 @@ export interface components {
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
+        };
+        OrganizationsUpdateRequest: {
+            organizations: components["schemas"]["OrganizationChange"][];
         };
         PermissionsAddRequest: {
             permissions: {
@@ -1397,6 +1726,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1426,6 +1757,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1455,6 +1788,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1484,6 +1819,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1513,6 +1850,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1543,6 +1882,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1572,6 +1913,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -1601,6 +1944,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -2612,6 +2957,76 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationsDisableStateUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for Organization(s) successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for Organization(s) successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated disable state for organization Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     organizationsAdd: {
         parameters: {
             query?: never;
@@ -2627,7 +3042,8 @@ export interface operations {
                  *         "organizations": [
                  *           {
                  *             "organizationId": "org-1",
-                 *             "organizationName": "Acme"
+                 *             "organizationName": "Acme",
+                 *             "region": "eu"
                  *           }
                  *         ]
                  *       }
@@ -2655,7 +3071,7 @@ export interface operations {
                      *           "org-1": {
                      *             "success": true,
                      *             "id": "org-1",
-                     *             "message": "Organization added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -2666,6 +3082,217 @@ export interface operations {
                             /** @description Keyed by organizationId. */
                             data: {
                                 [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) deleted successfully.",
+                     *         "data": {
+                     *           "org-2": {
+                     *             "success": false,
+                     *             "id": "org-2",
+                     *             "message": "Organization does not exist"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDisableStateUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "disabled": false,
+                     *             "message": "Document disabled state updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["DisabledResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAccessUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "accessType": "restricted"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "accessType": "restricted",
+                     *             "message": "Document access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by id. */
+                            data: {
+                                [key: string]: components["schemas"]["AccessTypeResult"];
                             };
                             message: string;
                             /** @constant */
@@ -2701,7 +3328,8 @@ export interface operations {
                  *         "documents": [
                  *           {
                  *             "documentId": "doc-1",
-                 *             "documentName": "Q3 report"
+                 *             "documentName": "Q3 report",
+                 *             "owner": "finance"
                  *           },
                  *           {
                  *             "documentId": "doc-2",
@@ -2733,12 +3361,12 @@ export interface operations {
                      *           "doc-1": {
                      *             "success": true,
                      *             "id": "doc-1",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           },
                      *           "doc-2": {
                      *             "success": true,
                      *             "id": "doc-2",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -2748,7 +3376,77 @@ export interface operations {
                         result: {
                             /** @description Keyed by documentId. */
                             data: {
-                                [key: string]: components["schemas"]["AddedItem"];
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) deleted successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
                             };
                             message: string;
                             /** @constant */
@@ -2804,23 +3502,28 @@ export interface operations {
                      *         "message": "Document(s) retrieved successfully.",
                      *         "data": [
                      *           {
+                     *             "id": "doc-1",
                      *             "documentId": "doc-1",
                      *             "documentName": "Q3 report",
+                     *             "disabled": false,
+                     *             "accessType": "restricted",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "restricted",
                      *             "inheritAccessFromParent": true,
                      *             "createdAt": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "owner": "finance"
                      *           },
                      *           {
+                     *             "id": "doc-2",
                      *             "documentId": "doc-2",
                      *             "documentName": "doc-2",
+                     *             "disabled": false,
+                     *             "accessType": "public",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "public",
                      *             "inheritAccessFromParent": false,
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
@@ -2832,9 +3535,225 @@ export interface operations {
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Document"][];
+                            data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ],
+                 *         "folderId": "root"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMoveRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Documents moved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Documents moved successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document moved."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report (final)"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) updated successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersAccessUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderIds": [
+                 *           "q3"
+                 *         ],
+                 *         "inheritFromParent": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for folders successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for folders successfully.",
+                     *         "data": {
+                     *           "q3": {
+                     *             "success": true,
+                     *             "accessType": null,
+                     *             "inheritFromParent": true,
+                     *             "message": "Folder access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderAccessResult"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -2959,7 +3878,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder(s) deleted successfully.` */
+            /** @description Success: `Folder deletion initiated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -2970,16 +3889,20 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder(s) deleted successfully.",
-                     *         "data": {
-                     *           "deletedCount": 1
-                     *         }
+                     *         "message": "Folder deletion initiated successfully.",
+                     *         "data": null,
+                     *         "deletedCount": 1,
+                     *         "deletedDocumentCount": 0
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["DeletedCount"];
+                            data: null;
+                            /** @description Folders deleted. */
+                            deletedCount: number;
+                            /** @description Documents deleted with them. */
+                            deletedDocumentCount: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -3104,8 +4027,12 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "organizationId": "org-1",
-                 *         "folderId": "q3",
-                 *         "folderName": "Q3 2026"
+                 *         "folders": [
+                 *           {
+                 *             "folderId": "q3",
+                 *             "folderName": "Q3 2026"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -3115,7 +4042,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder updated successfully.` */
+            /** @description Success: `Folder Updated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -3126,28 +4053,38 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder updated successfully.",
+                     *         "message": "Folder Updated successfully.",
                      *         "data": {
-                     *           "folderId": "q3",
-                     *           "folderName": "Q3 2026",
-                     *           "parentFolderId": "reports",
-                     *           "apiKey": "ak_example",
-                     *           "organizationId": "org-1",
-                     *           "createdAt": 1767225600000,
-                     *           "lastUpdated": 1767225600000,
-                     *           "ancestors": [
-                     *             "root",
-                     *             "reports"
-                     *           ],
-                     *           "accessType": "restricted",
-                     *           "inheritAccessFromParent": true
+                     *           "q3": {
+                     *             "success": true,
+                     *             "id": "q3",
+                     *             "message": "Folder Updated.",
+                     *             "folder": {
+                     *               "folderId": "q3",
+                     *               "folderName": "Q3 2026",
+                     *               "parentFolderId": "reports",
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "createdAt": 1767225600000,
+                     *               "lastUpdated": 1767225600000,
+                     *               "ancestors": [
+                     *                 "root",
+                     *                 "reports"
+                     *               ],
+                     *               "accessType": "restricted",
+                     *               "inheritAccessFromParent": true
+                     *             }
+                     *           }
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Folder"];
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderUpdateResult"];
+                            };
                             message: string;
                             /** @constant */
                             status: "success";
@@ -3204,13 +4141,17 @@ export interface operations {
                      *         "message": "Organization(s) retrieved successfully.",
                      *         "data": [
                      *           {
-                     *             "organizationId": "org-1",
+                     *             "id": "org-1",
                      *             "organizationName": "Acme",
+                     *             "disabled": false,
+                     *             "region": "eu",
+                     *             "organizationId": "org-1",
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -3218,7 +4159,81 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Organization"][];
                             message: string;
+                            /** @description The same token as `pageToken`; null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme Inc."
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) updated successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };

@@ -180,6 +180,7 @@ function isAuthFailure(error: unknown): boolean {
 export function render(outcome: Outcome): string {
   const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
   const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
-  const tail = outcome.pageToken === undefined ? "}}" : `,"pageToken":${JSON.stringify(outcome.pageToken)}}}`;
-  return head + data + tail;
+  const token = outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`;
+  const extra = outcome.extra === undefined ? "" : `,${JSON.stringify(outcome.extra).slice(1, -1)}`;
+  return `${head}${data}${token}${extra === "," ? "" : extra}}}`;
 }

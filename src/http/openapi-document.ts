@@ -122,7 +122,9 @@ export function openApiDocument(operations: readonly Operation[]): Json {
     const requestSchema = schemas.convert(
       Envelope(schemas.name(op.data, `${pascal(op.operationId)}Request`)),
     );
-    const successSchema = schemas.convert(Success(op.result, { list: op.list ?? false }));
+    const successSchema = schemas.convert(
+      Success(op.result, { list: op.list ?? false, ...(op.resultExtra ? { extra: op.resultExtra } : {}) }),
+    );
     const { example } = op;
     paths[op.path] = {
       post: {
@@ -147,6 +149,7 @@ export function openApiDocument(operations: readonly Operation[]): Json {
                     message: example.message,
                     data: example.result,
                     ...(op.list ? { pageToken: example.pageToken ?? "" } : {}),
+                    ...example.extra,
                   },
                 },
               },
@@ -246,6 +249,11 @@ function errorResponse(r: (typeof ERROR_RESPONSES)[number]): Json {
               properties: {
                 status: { ...statusSchema, description: "Canonical status; it fixes the HTTP status." },
                 message: { type: "string", description: "A sentence ending in a period." },
+                code: {
+                  type: "string",
+                  description:
+                    "The original service's error code, where it shows one (folders delete: `not-found`).",
+                },
                 details: { type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } },
               },
             },

@@ -12,6 +12,11 @@ export interface Outcome {
    * records are spliced into the response without a parse/stringify round trip.
    */
   readonly rawData?: string;
+  /**
+   * Further `result` fields after `data` (and `pageToken`), in the operation's `resultExtra`
+   * (COMPAT: `nextPageToken`, `deletedCount`).
+   */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -29,6 +34,8 @@ export interface Operation<D extends TSchema = TSchema> {
   /** Schema of `result.data`, for OpenAPI and response serialization. */
   readonly result: TSchema;
   readonly list?: boolean;
+  /** Schemas of `result` fields besides status, message, data and pageToken (Outcome.extra). */
+  readonly resultExtra?: Readonly<Record<string, TSchema>>;
   /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
    * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
@@ -43,6 +50,8 @@ export interface OperationExample<D = unknown> {
   /** `result.data` of the answer. */
   readonly result: unknown;
   readonly pageToken?: string;
+  /** The answer's Outcome.extra fields. */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 /** Keeps the handler's `data` typed by its schema. */

@@ -125,13 +125,17 @@ export const PageToken = Type.String({
 });
 
 /** The success envelope; list operations carry `pageToken` (`""` on the last page). */
-export const Success = <T extends TSchema>(data: T, options: { list?: boolean } = {}) =>
+export const Success = <T extends TSchema>(
+  data: T,
+  options: { list?: boolean; extra?: Readonly<Record<string, TSchema>> } = {},
+) =>
   Closed({
     result: Closed({
       status: Type.Literal("success"),
       message: Type.String(),
       data,
       ...(options.list ? { pageToken: Type.String() } : {}),
+      ...options.extra,
     }),
   });
 

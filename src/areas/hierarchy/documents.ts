@@ -39,5 +39,10 @@ export async function existingDocumentIds(
 
 /** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
 export function normalize(row: DocumentRow): DocumentRow {
-  return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
+  return {
+    ...row,
+    created_at: Number(row.created_at),
+    last_updated: Number(row.last_updated),
+    disabled: Number(row.disabled),
+  };
 }

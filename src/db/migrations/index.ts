@@ -6,6 +6,7 @@ import * as webhooks from "./0004_webhooks.js";
 import * as roomForUpdates from "./0005_room_for_updates.js";
 import * as webhookRetention from "./0006_webhook_retention.js";
 import * as quotas from "./0007_quotas.js";
+import * as compatTree from "./0010_compat_tree.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   "0005_room_for_updates": roomForUpdates,
   "0006_webhook_retention": webhookRetention,
   "0007_quotas": quotas,
+  "0010_compat_tree": compatTree,
 };
