@@ -1,7 +1,6 @@
-import { Migrator, sql } from "kysely";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/database.js";
-import { migrations } from "../../src/db/migrations/index.js";
+import { migratorFor, openDatabase } from "../../src/db/database.js";
 import { sha256Hex } from "../../src/lib/keys.js";
 import { DIALECTS, type ScratchDatabase, scratchDatabase } from "../support/databases.js";
 import { startServer, type TestServer } from "../support/server.js";
@@ -18,16 +17,7 @@ const T = 1_700_000_000_000;
 async function zeroOneDatabase(url: string): Promise<void> {
   const database = await openDatabase(url);
   try {
-    const schema =
-      database.dialect === "postgres"
-        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
-            ?.schema
-        : undefined;
-    const migrator = new Migrator({
-      db: database.db,
-      provider: { getMigrations: async () => migrations },
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    });
+    const migrator = await migratorFor(database);
     const { error } = await migrator.migrateTo("0007_quotas");
     if (error) throw error;
     const statements = [
