@@ -2,7 +2,6 @@ import { type Static, Type } from "typebox";
 import {
   AddedItem,
   Closed,
-  DeletedCount,
   Id,
   MAX_ITEMS,
   named,
@@ -202,7 +201,6 @@ export const FolderRecord = named(
 );
 
 export const FolderItemResults = Type.Record(Type.String(), AddedItem, { description: "Keyed by folderId." });
-export { DeletedCount };
 
 export type GetFoldersInput = Static<typeof GetFolders>;
 export type UpdateFolderInput = Static<typeof UpdateFolder>;
