@@ -88,13 +88,12 @@ async function setOnDocuments(
   const now = ctx.clock.now();
   await ctx.write(async (trx) => {
     await ensureOrganization(trx, ws, organizationId, now);
-    const existing = await store.existingDocumentIds(trx, ws, organizationId, ids);
-    const missing = ids.filter((id) => !existing.has(id));
-    await store.insertDocuments(
+    // Ignoring conflicts: a concurrent request creating the same record is no failure.
+    await store.insertMissingDocuments(
       trx,
-      missing.map((id) => newRow(ws, organizationId, id, now, columns)),
+      ids.map((id) => newRow(ws, organizationId, id, now)),
     );
-    await store.updateDocumentRows(trx, ws, organizationId, [...existing], { ...columns, now });
+    await store.updateDocumentRows(trx, ws, organizationId, ids, { ...columns, now });
     await checkQuotas(trx, ctx);
   }, ids.length);
 }

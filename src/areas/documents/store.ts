@@ -15,6 +15,17 @@ export async function insertDocuments(db: WriteTx, rows: readonly DocumentRow[])
   for (const part of fixedBatches(rows)) await db.insertInto("documents").values(part).execute();
 }
 
+/** Inserts the rows whose id has no record yet; existing ones are left as they are. */
+export async function insertMissingDocuments(db: WriteTx, rows: readonly DocumentRow[]): Promise<void> {
+  for (const part of fixedBatches(rows)) {
+    await db
+      .insertInto("documents")
+      .values(part)
+      .onConflict((oc) => oc.columns(["workspace_id", "organization_id", "id"]).doNothing())
+      .execute();
+  }
+}
+
 export interface DocumentFilter {
   readonly workspaceId: string;
   readonly organizationId: string;

@@ -1,13 +1,5 @@
 import { type Static, Type } from "typebox";
-import {
-  AddedItem,
-  Closed,
-  Id,
-  MAX_ITEMS,
-  named,
-  PageSize,
-  PageToken,
-} from "../../http/schemas.js";
+import { AddedItem, Closed, Id, MAX_ITEMS, named, PageSize, PageToken } from "../../http/schemas.js";
 import { ACCESS_TYPES, MAX_FOLDER_DEPTH } from "../hierarchy/paths.js";
 import { Name } from "../organizations/schemas.js";
 
