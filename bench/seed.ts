@@ -13,7 +13,14 @@ import { BENCH_SECRET } from "./server.js";
 
 /** The settings of a workspace with every feature on, as the first-start workspace has them. */
 export function workspaceOf(apiKey: string): Workspace {
-  return { id: apiKey, name: "default", activityService: true, advancedQueries: true, createdAt: 0 };
+  return {
+    id: apiKey,
+    name: "default",
+    activityService: true,
+    advancedQueries: true,
+    createdAt: 0,
+    defaultAccessType: "public",
+  };
 }
 
 /**

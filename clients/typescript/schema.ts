@@ -305,6 +305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable organizations (v1 path)
+         * @description The v1 path of `/v2/organizations/access/disablestate/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsDisableStateUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/add": {
         parameters: {
             query?: never;
@@ -315,10 +335,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add organizations (extension) (v1 path)
+         * Add organizations (v1 path)
          * @description The v1 path of `/v2/organizations/add` (COMPAT §F): same request, same answer.
          */
         post: operations["organizationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete organizations (v1 path)
+         * @description The v1 path of `/v2/organizations/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/access/disablestate/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsDisableStateUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set documents' access (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/access/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsAccessUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,10 +415,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add documents (extension) (v1 path)
+         * Add documents (v1 path)
          * @description The v1 path of `/v2/organizations/documents/add` (COMPAT §F): same request, same answer.
          */
         post: operations["documentsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsDeleteV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,10 +455,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get documents (extension) (v1 path)
+         * Get documents (v1 path)
          * @description The v1 path of `/v2/organizations/documents/get` (COMPAT §F): same request, same answer.
          */
         post: operations["documentsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/move` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsMoveV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/folders/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set folders' access (v1 path)
+         * @description The v1 path of `/v2/organizations/folders/access/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["foldersAccessUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -415,7 +575,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Update a folder (extension) (v1 path)
+         * Update folders (v1 path)
          * @description The v1 path of `/v2/organizations/folders/update` (COMPAT §F): same request, same answer.
          */
         post: operations["foldersUpdateV1"];
@@ -435,10 +595,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get organizations (extension) (v1 path)
+         * Get organizations (v1 path)
          * @description The v1 path of `/v2/organizations/get` (COMPAT §F): same request, same answer.
          */
         post: operations["organizationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update organizations (v1 path)
+         * @description The v1 path of `/v2/organizations/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1065,6 +1245,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organizations/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable organizations
+         * @description While `disabled`, the access rule denies every user on everything in the organization; REST operations with the API key still work. A missing organization is created, then marked.
+         */
+        post: operations["organizationsDisableStateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organizations/add": {
         parameters: {
             query?: never;
@@ -1075,10 +1275,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add organizations (extension)
-         * @description Creates organization records, which folder and document operations require. Per-item results keyed by organizationId; an existing id fails alone with `Organization already exists.`.
+         * Add organizations
+         * @description Creates organization records, which folder and document operations require. Items are open: keys other than organizationId and organizationName are metadata, returned by get. Per-item results keyed by organizationId; an existing id fails alone with `Organization already exists.`.
          */
         post: operations["organizationsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete organizations
+         * @description Deletes organizations with everything under them: folders, documents, grants, notifications, activities, recordings. Each organization goes in a transaction of its own. At most 30 ids.
+         */
+        post: operations["organizationsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable documents
+         * @description While `disabled`, the access rule denies every user on the document. A document without a record (or organization) is created at the root first. At most 30 ids.
+         */
+        post: operations["documentsDisableStateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set documents' access
+         * @description Sets each document's own accessType; a document without a record (or organization) is created at the root first. At most 30 ids.
+         */
+        post: operations["documentsAccessUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1095,10 +1355,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add documents (extension)
-         * @description Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless `createOrganization`). Without `accessType` a document inherits its folder's effective access. Per-item results keyed by documentId; an existing id fails with `Document already exists.`.
+         * Add documents
+         * @description Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless `createOrganization`); a missing folder is NOT_FOUND unless `createFolder`, which makes it at the top level. Without `accessType` a document inherits its folder's effective access (at the root the workspace's defaultAccessType). Items are open: other keys are metadata, returned by get. Per-item results keyed by documentId; an existing id fails with `Document already exists` (code `already-exists`).
          */
         post: operations["documentsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete documents
+         * @description Deletes documents with their grants and feature data (activities, recordings, notifications). An unknown id fails alone with `Document does not exist` (code `not-found`). At most 30 ids.
+         */
+        post: operations["documentsDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1115,10 +1395,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get documents (extension)
-         * @description Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` (`root`: in no folder) or with the given ids. `accessType` is the effective access at the time of the read.
+         * Get documents
+         * @description Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` (`root`: in no folder). With `documentIds`: those documents in the request's order on one page, an unknown id answered in place by `{id, success: false, message: "Document does not exist", code: "not-found"}`. `accessType` is the effective access at the time of the read.
          */
         post: operations["documentsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move documents
+         * @description Places documents in `folderId` (`root`: the top level; unknown folder NOT_FOUND `Folder not found.`). A document keeps its own accessType; inherited access follows the new folder. At most 30 ids.
+         */
+        post: operations["documentsMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update documents
+         * @description Merges `documentName` and metadata keys into existing documents. An unknown id fails alone with `Document does not exist` (code `not-found`).
+         */
+        post: operations["documentsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/folders/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set folders' access
+         * @description Sets each folder's own `accessType`, or with `inheritFromParent: true` makes it inherit its parent's again (top level: the workspace's defaultAccessType). Subfolders and documents that inherit follow at once. An unknown folder fails alone with `Folder not found.`. At most 30 ids. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         */
+        post: operations["foldersAccessUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1155,8 +1495,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete a folder (extension)
-         * @description Deletes the folder and every folder below it; returns `deletedCount`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * Delete a folder
+         * @description Deletes the folder, every folder below it and every document placed in them (with their grants and feature data, as documents delete does). `result.data` is null; `result.deletedCount` (folders) and `result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with `error.code` `not-found`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersDelete"];
         delete?: never;
@@ -1195,8 +1535,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Update a folder (extension)
-         * @description Renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of the whole subtree atomically; a parent inside the subtree is INVALID_ARGUMENT. Returns the folder. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * Update folders
+         * @description Applies `folders` in order, in one transaction: renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of the whole subtree. Per-item results keyed by folderId; a failing item (`Folder not found.`, `Parent folder not found.`, `A folder cannot be moved under itself or one of its descendants.`) changes nothing. collabd 0.1's single-folder form (top-level `folderId` and changes) is a one-item `folders`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersUpdate"];
         delete?: never;
@@ -1215,10 +1555,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get organizations (extension)
-         * @description The workspace's organizations in organizationId order, optionally only `organizationIds`, keyset-paged. `pageToken` is `""` on the last page.
+         * Get organizations
+         * @description The workspace's organizations in organizationId order, optionally only `organizationIds`, keyset-paged. `pageToken` is `""` and `nextPageToken` null on the last page.
          */
         post: operations["organizationsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update organizations
+         * @description Merges `organizationName` and metadata keys into existing organizations. Per-item results keyed by organizationId; an unknown id fails alone with `Organization does not exist`.
+         */
+        post: operations["organizationsUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1551,6 +1911,14 @@ export interface components {
          * @enum {string}
          */
         AccessType: "organizationPrivate" | "restricted" | "public";
+        /** @description One item's access outcome. */
+        AccessTypeResult: {
+            accessType?: ("organizationPrivate" | "restricted" | "public") | null;
+            /** @constant */
+            inheritFromParent?: true;
+            message: string;
+            success: boolean;
+        };
         /** @description The request was applied. */
         Acknowledgement: {
             message: string;
@@ -1686,6 +2054,14 @@ export interface components {
             from?: components["schemas"]["JsonValue"];
             /** @description The value after. */
             to?: components["schemas"]["JsonValue"];
+        };
+        /** @description One item's outcome. */
+        CodedItemResult: {
+            /** @description `already-exists` or `not-found` on failures. */
+            code?: string;
+            id: string;
+            message: string;
+            success: boolean;
         };
         /** @description A comment (COMPAT §C.1). */
         Comment: {
@@ -2097,7 +2473,13 @@ export interface components {
             httpStatus: number | null;
             startedAt: number;
         };
-        /** @description A document record. */
+        /** @description One document's disabled state. */
+        DisabledResult: {
+            disabled: boolean;
+            message: string;
+            success: boolean;
+        };
+        /** @description A document record; its metadata keys appear at the top level. */
         Document: {
             /**
              * @description Effective access: the document's own, or its folder's now.
@@ -2107,16 +2489,42 @@ export interface components {
             apiKey: string;
             /** @description Epoch ms. */
             createdAt: number;
+            disabled: boolean;
             documentId: string;
             documentName: string;
             /** @description The folder holding the document, or `root`. */
             folderId: string;
+            /** @description = documentId. */
+            id: string;
             inheritAccessFromParent: boolean;
             /** @description Epoch ms. */
             lastUpdated: number;
             organizationId: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One document's changes: documentName and metadata keys, merged into the stored ones. */
+        DocumentChange: {
+            /** @description The document to change. */
+            documentId: string;
+            /** @description New display name. */
+            documentName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        DocumentsAccessUpdateRequest: {
+            /**
+             * @description organizationPrivate, restricted or public.
+             * @enum {string}
+             */
+            accessType: "organizationPrivate" | "restricted" | "public";
+            /** @description Documents to set; a missing record is created at the root first. */
+            documentIds: string[];
+            organizationId: string;
         };
         DocumentsAddRequest: {
+            /** @description Create `folderId` first at the top level (named by its id, inheriting access) if missing. */
+            createFolder?: boolean;
             /** @description Create the organization first if missing. */
             createOrganization?: boolean;
             documents: components["schemas"]["NewDocument"][];
@@ -2124,8 +2532,20 @@ export interface components {
             folderId?: string;
             organizationId: string;
         };
+        DocumentsDeleteRequest: {
+            /** @description Documents to delete with their grants and feature data. */
+            documentIds: string[];
+            organizationId: string;
+        };
+        DocumentsDisableStateUpdateRequest: {
+            /** @description true: nobody has access to the document. */
+            disabled: boolean;
+            /** @description Documents to mark; a missing record is created at the root first. */
+            documentIds: string[];
+            organizationId: string;
+        };
         DocumentsGetRequest: {
-            /** @description Fetch these documents. */
+            /** @description Fetch these documents, answered in this order. */
             documentIds?: string[];
             /** @description Only documents directly in this folder; `root` for those in none. */
             folderId?: string;
@@ -2134,6 +2554,17 @@ export interface components {
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
+        };
+        DocumentsMoveRequest: {
+            /** @description Documents to move. */
+            documentIds: string[];
+            /** @description The folder they go in; `root` for the top level. */
+            folderId: string;
+            organizationId: string;
+        };
+        DocumentsUpdateRequest: {
+            documents: components["schemas"]["DocumentChange"][];
+            organizationId: string;
         };
         /** @description The user has access, with this role. */
         EffectiveAccess: {
@@ -2177,6 +2608,34 @@ export interface components {
             /** @description Nested folders of the same shape; present only when at least one is returned. */
             subFolders?: components["schemas"]["Folder"][];
         };
+        /** @description One folder's access outcome. */
+        FolderAccessResult: {
+            accessType?: components["schemas"]["AccessType"] | null;
+            /** @constant */
+            inheritFromParent?: true;
+            message: string;
+            success: boolean;
+        };
+        /** @description One folder's changes: at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
+        FolderChange: {
+            accessType?: components["schemas"]["AccessType"];
+            /** @description The folder to change. */
+            folderId: string;
+            /** @description Display name; defaults to the folderId. */
+            folderName?: string;
+            /** @description true: inherit the parent's access again; false: keep the current one as own. */
+            inheritAccessFromParent?: boolean;
+            /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
+            parentFolderId?: string;
+        };
+        FoldersAccessUpdateRequest: {
+            accessType?: components["schemas"]["AccessType"];
+            /** @description Folders to set. At most 30. */
+            folderIds: string[];
+            /** @description true: inherit the parent's access again (top level: the workspace's defaultAccessType); then `accessType` may be omitted and is ignored. */
+            inheritFromParent?: boolean;
+            organizationId: string;
+        };
         FoldersAddRequest: {
             /** @description Create the organization first if missing. */
             createOrganization?: boolean;
@@ -2203,18 +2662,27 @@ export interface components {
             /** @description Extension, flat listing only: `result.pageToken` of the previous page. */
             pageToken?: string;
         };
-        /** @description organizationId, folderId and at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
+        /** @description Exactly one of `folders` or `folderId`; the 0.1 form is a one-item `folders`. */
         FoldersUpdateRequest: {
             accessType?: components["schemas"]["AccessType"];
-            /** @description The folder to change. */
-            folderId: string;
+            /** @description collabd 0.1 form: the one folder to change (then no `folders`). */
+            folderId?: string;
             /** @description Display name; defaults to the folderId. */
             folderName?: string;
+            /** @description Changes applied in order, in one transaction. */
+            folders?: components["schemas"]["FolderChange"][];
             /** @description true: inherit the parent's access again; false: keep the current one as own. */
             inheritAccessFromParent?: boolean;
             organizationId: string;
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
+        };
+        /** @description One folder's outcome; `folder` is the updated record. */
+        FolderUpdateResult: {
+            folder?: components["schemas"]["Folder"];
+            id: string;
+            message: string;
+            success: boolean;
         };
         /** @description One grant: a role on a resource, optionally until expiresAt. The resource need not exist yet. */
         GrantedResource: {
@@ -2244,6 +2712,15 @@ export interface components {
         };
         /** @description Any JSON value. */
         JsonValue: JsonValue;
+        /** @description In place of a requested document that does not exist. */
+        MissingDocument: {
+            /** @constant */
+            code: "not-found";
+            id: string;
+            message: string;
+            /** @constant */
+            success: false;
+        };
         /** @description One activity to add. */
         NewActivity: {
             /** @description URL or identifier of the icon. */
@@ -2368,7 +2845,7 @@ export interface components {
             type?: "comment" | "suggestion";
             visibility?: components["schemas"]["CommentVisibility"];
         };
-        /** @description One document to create. */
+        /** @description One document to create. Open: other keys are metadata, stored and returned by get. */
         NewDocument: {
             /**
              * @description organizationPrivate, restricted or public. Omitted: inherited from the folder, read at check time.
@@ -2379,6 +2856,8 @@ export interface components {
             documentId: string;
             /** @description Display name; defaults to the documentId. */
             documentName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One folder to create. */
         NewFolder: {
@@ -2399,12 +2878,14 @@ export interface components {
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
         };
-        /** @description One organization to create. */
+        /** @description One organization to create. Open: other keys are metadata, stored and returned by get (except id, disabled, createdAt, lastUpdated). */
         NewOrganization: {
             /** @description The organization's id, chosen by the client. */
             organizationId: string;
             /** @description Display name. */
             organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One recording annotation to add or replace. */
         NewRecording: {
@@ -2692,17 +3173,42 @@ export interface components {
             /** @description readByUserIds keeps only users with access to the document; needs documentId. */
             verifyUserPermissions?: boolean;
         };
-        /** @description An organization record. */
+        /** @description An organization record; its metadata keys appear at the top level. */
         Organization: {
             /** @description Epoch ms. */
             createdAt: number;
+            /** @description true: the access rule denies every user. */
+            disabled: boolean;
+            /** @description = organizationId. */
+            id: string;
             /** @description Epoch ms. */
             lastUpdated: number;
             organizationId: string;
             organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One organization's changes: organizationName and metadata keys, merged into the stored ones. */
+        OrganizationChange: {
+            /** @description The organization's id, chosen by the client. */
+            organizationId: string;
+            /** @description Display name. */
+            organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         OrganizationsAddRequest: {
             organizations: components["schemas"]["NewOrganization"][];
+        };
+        OrganizationsDeleteRequest: {
+            /** @description Organizations to delete with everything under them. */
+            organizationIds: string[];
+        };
+        OrganizationsDisableStateUpdateRequest: {
+            /** @description true: nobody has access to anything in them. */
+            disabled: boolean;
+            /** @description Organizations to mark; a missing one is created first. */
+            organizationIds: string[];
         };
         OrganizationsGetRequest: {
             /** @description Fetch these organizations. */
@@ -2711,6 +3217,9 @@ export interface components {
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
+        };
+        OrganizationsUpdateRequest: {
+            organizations: components["schemas"]["OrganizationChange"][];
         };
         PermissionsAddRequest: {
             permissions: {
@@ -3152,6 +3661,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3181,6 +3692,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3210,6 +3723,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3239,6 +3754,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3268,6 +3785,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3298,6 +3817,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3327,6 +3848,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3356,6 +3879,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -4748,6 +5273,76 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationsDisableStateUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for Organization(s) successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for Organization(s) successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated disable state for organization Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     organizationsAddV1: {
         parameters: {
             query?: never;
@@ -4763,7 +5358,8 @@ export interface operations {
                  *         "organizations": [
                  *           {
                  *             "organizationId": "org-1",
-                 *             "organizationName": "Acme"
+                 *             "organizationName": "Acme",
+                 *             "region": "eu"
                  *           }
                  *         ]
                  *       }
@@ -4791,7 +5387,7 @@ export interface operations {
                      *           "org-1": {
                      *             "success": true,
                      *             "id": "org-1",
-                     *             "message": "Organization added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -4802,6 +5398,217 @@ export interface operations {
                             /** @description Keyed by organizationId. */
                             data: {
                                 [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) deleted successfully.",
+                     *         "data": {
+                     *           "org-2": {
+                     *             "success": false,
+                     *             "id": "org-2",
+                     *             "message": "Organization does not exist"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDisableStateUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "disabled": false,
+                     *             "message": "Document disabled state updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["DisabledResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAccessUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "accessType": "restricted"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "accessType": "restricted",
+                     *             "message": "Document access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by id. */
+                            data: {
+                                [key: string]: components["schemas"]["AccessTypeResult"];
                             };
                             message: string;
                             /** @constant */
@@ -4837,7 +5644,8 @@ export interface operations {
                  *         "documents": [
                  *           {
                  *             "documentId": "doc-1",
-                 *             "documentName": "Q3 report"
+                 *             "documentName": "Q3 report",
+                 *             "owner": "finance"
                  *           },
                  *           {
                  *             "documentId": "doc-2",
@@ -4869,12 +5677,12 @@ export interface operations {
                      *           "doc-1": {
                      *             "success": true,
                      *             "id": "doc-1",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           },
                      *           "doc-2": {
                      *             "success": true,
                      *             "id": "doc-2",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -4884,7 +5692,77 @@ export interface operations {
                         result: {
                             /** @description Keyed by documentId. */
                             data: {
-                                [key: string]: components["schemas"]["AddedItem"];
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) deleted successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
                             };
                             message: string;
                             /** @constant */
@@ -4940,23 +5818,28 @@ export interface operations {
                      *         "message": "Document(s) retrieved successfully.",
                      *         "data": [
                      *           {
+                     *             "id": "doc-1",
                      *             "documentId": "doc-1",
                      *             "documentName": "Q3 report",
+                     *             "disabled": false,
+                     *             "accessType": "restricted",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "restricted",
                      *             "inheritAccessFromParent": true,
                      *             "createdAt": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "owner": "finance"
                      *           },
                      *           {
+                     *             "id": "doc-2",
                      *             "documentId": "doc-2",
                      *             "documentName": "doc-2",
+                     *             "disabled": false,
+                     *             "accessType": "public",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "public",
                      *             "inheritAccessFromParent": false,
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
@@ -4968,9 +5851,225 @@ export interface operations {
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Document"][];
+                            data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMoveV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ],
+                 *         "folderId": "root"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMoveRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Documents moved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Documents moved successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document moved."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report (final)"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) updated successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersAccessUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderIds": [
+                 *           "q3"
+                 *         ],
+                 *         "inheritFromParent": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for folders successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for folders successfully.",
+                     *         "data": {
+                     *           "q3": {
+                     *             "success": true,
+                     *             "accessType": null,
+                     *             "inheritFromParent": true,
+                     *             "message": "Folder access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderAccessResult"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -5168,8 +6267,12 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "organizationId": "org-1",
-                 *         "folderId": "q3",
-                 *         "folderName": "Q3 2026"
+                 *         "folders": [
+                 *           {
+                 *             "folderId": "q3",
+                 *             "folderName": "Q3 2026"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -5179,7 +6282,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder updated successfully.` */
+            /** @description Success: `Folder Updated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5190,28 +6293,38 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder updated successfully.",
+                     *         "message": "Folder Updated successfully.",
                      *         "data": {
-                     *           "folderId": "q3",
-                     *           "folderName": "Q3 2026",
-                     *           "parentFolderId": "reports",
-                     *           "apiKey": "ak_example",
-                     *           "organizationId": "org-1",
-                     *           "createdAt": 1767225600000,
-                     *           "lastUpdated": 1767225600000,
-                     *           "ancestors": [
-                     *             "root",
-                     *             "reports"
-                     *           ],
-                     *           "accessType": "restricted",
-                     *           "inheritAccessFromParent": true
+                     *           "q3": {
+                     *             "success": true,
+                     *             "id": "q3",
+                     *             "message": "Folder Updated.",
+                     *             "folder": {
+                     *               "folderId": "q3",
+                     *               "folderName": "Q3 2026",
+                     *               "parentFolderId": "reports",
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "createdAt": 1767225600000,
+                     *               "lastUpdated": 1767225600000,
+                     *               "ancestors": [
+                     *                 "root",
+                     *                 "reports"
+                     *               ],
+                     *               "accessType": "restricted",
+                     *               "inheritAccessFromParent": true
+                     *             }
+                     *           }
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Folder"];
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderUpdateResult"];
+                            };
                             message: string;
                             /** @constant */
                             status: "success";
@@ -5268,13 +6381,17 @@ export interface operations {
                      *         "message": "Organization(s) retrieved successfully.",
                      *         "data": [
                      *           {
-                     *             "organizationId": "org-1",
+                     *             "id": "org-1",
                      *             "organizationName": "Acme",
+                     *             "disabled": false,
+                     *             "region": "eu",
+                     *             "organizationId": "org-1",
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -5282,7 +6399,81 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Organization"][];
                             message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme Inc."
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) updated successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -7928,6 +9119,76 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationsDisableStateUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for Organization(s) successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for Organization(s) successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated disable state for organization Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     organizationsAdd: {
         parameters: {
             query?: never;
@@ -7943,7 +9204,8 @@ export interface operations {
                  *         "organizations": [
                  *           {
                  *             "organizationId": "org-1",
-                 *             "organizationName": "Acme"
+                 *             "organizationName": "Acme",
+                 *             "region": "eu"
                  *           }
                  *         ]
                  *       }
@@ -7971,7 +9233,7 @@ export interface operations {
                      *           "org-1": {
                      *             "success": true,
                      *             "id": "org-1",
-                     *             "message": "Organization added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -7982,6 +9244,217 @@ export interface operations {
                             /** @description Keyed by organizationId. */
                             data: {
                                 [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) deleted successfully.",
+                     *         "data": {
+                     *           "org-2": {
+                     *             "success": false,
+                     *             "id": "org-2",
+                     *             "message": "Organization does not exist"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDisableStateUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "disabled": false,
+                     *             "message": "Document disabled state updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["DisabledResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAccessUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "accessType": "restricted"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "accessType": "restricted",
+                     *             "message": "Document access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by id. */
+                            data: {
+                                [key: string]: components["schemas"]["AccessTypeResult"];
                             };
                             message: string;
                             /** @constant */
@@ -8017,7 +9490,8 @@ export interface operations {
                  *         "documents": [
                  *           {
                  *             "documentId": "doc-1",
-                 *             "documentName": "Q3 report"
+                 *             "documentName": "Q3 report",
+                 *             "owner": "finance"
                  *           },
                  *           {
                  *             "documentId": "doc-2",
@@ -8049,12 +9523,12 @@ export interface operations {
                      *           "doc-1": {
                      *             "success": true,
                      *             "id": "doc-1",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           },
                      *           "doc-2": {
                      *             "success": true,
                      *             "id": "doc-2",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -8064,7 +9538,77 @@ export interface operations {
                         result: {
                             /** @description Keyed by documentId. */
                             data: {
-                                [key: string]: components["schemas"]["AddedItem"];
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) deleted successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
                             };
                             message: string;
                             /** @constant */
@@ -8120,23 +9664,28 @@ export interface operations {
                      *         "message": "Document(s) retrieved successfully.",
                      *         "data": [
                      *           {
+                     *             "id": "doc-1",
                      *             "documentId": "doc-1",
                      *             "documentName": "Q3 report",
+                     *             "disabled": false,
+                     *             "accessType": "restricted",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "restricted",
                      *             "inheritAccessFromParent": true,
                      *             "createdAt": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "owner": "finance"
                      *           },
                      *           {
+                     *             "id": "doc-2",
                      *             "documentId": "doc-2",
                      *             "documentName": "doc-2",
+                     *             "disabled": false,
+                     *             "accessType": "public",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "public",
                      *             "inheritAccessFromParent": false,
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
@@ -8148,9 +9697,225 @@ export interface operations {
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Document"][];
+                            data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ],
+                 *         "folderId": "root"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMoveRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Documents moved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Documents moved successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document moved."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report (final)"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) updated successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersAccessUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderIds": [
+                 *           "q3"
+                 *         ],
+                 *         "inheritFromParent": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for folders successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for folders successfully.",
+                     *         "data": {
+                     *           "q3": {
+                     *             "success": true,
+                     *             "accessType": null,
+                     *             "inheritFromParent": true,
+                     *             "message": "Folder access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderAccessResult"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -8275,7 +10040,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder(s) deleted successfully.` */
+            /** @description Success: `Folder deletion initiated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8286,16 +10051,20 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder(s) deleted successfully.",
-                     *         "data": {
-                     *           "deletedCount": 1
-                     *         }
+                     *         "message": "Folder deletion initiated successfully.",
+                     *         "data": null,
+                     *         "deletedCount": 1,
+                     *         "deletedDocumentCount": 0
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["DeletedCount"];
+                            data: null;
+                            /** @description Folders deleted. */
+                            deletedCount: number;
+                            /** @description Documents deleted with them. */
+                            deletedDocumentCount: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -8420,8 +10189,12 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "organizationId": "org-1",
-                 *         "folderId": "q3",
-                 *         "folderName": "Q3 2026"
+                 *         "folders": [
+                 *           {
+                 *             "folderId": "q3",
+                 *             "folderName": "Q3 2026"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8431,7 +10204,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder updated successfully.` */
+            /** @description Success: `Folder Updated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8442,28 +10215,38 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder updated successfully.",
+                     *         "message": "Folder Updated successfully.",
                      *         "data": {
-                     *           "folderId": "q3",
-                     *           "folderName": "Q3 2026",
-                     *           "parentFolderId": "reports",
-                     *           "apiKey": "ak_example",
-                     *           "organizationId": "org-1",
-                     *           "createdAt": 1767225600000,
-                     *           "lastUpdated": 1767225600000,
-                     *           "ancestors": [
-                     *             "root",
-                     *             "reports"
-                     *           ],
-                     *           "accessType": "restricted",
-                     *           "inheritAccessFromParent": true
+                     *           "q3": {
+                     *             "success": true,
+                     *             "id": "q3",
+                     *             "message": "Folder Updated.",
+                     *             "folder": {
+                     *               "folderId": "q3",
+                     *               "folderName": "Q3 2026",
+                     *               "parentFolderId": "reports",
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "createdAt": 1767225600000,
+                     *               "lastUpdated": 1767225600000,
+                     *               "ancestors": [
+                     *                 "root",
+                     *                 "reports"
+                     *               ],
+                     *               "accessType": "restricted",
+                     *               "inheritAccessFromParent": true
+                     *             }
+                     *           }
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Folder"];
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderUpdateResult"];
+                            };
                             message: string;
                             /** @constant */
                             status: "success";
@@ -8520,13 +10303,17 @@ export interface operations {
                      *         "message": "Organization(s) retrieved successfully.",
                      *         "data": [
                      *           {
-                     *             "organizationId": "org-1",
+                     *             "id": "org-1",
                      *             "organizationName": "Acme",
+                     *             "disabled": false,
+                     *             "region": "eu",
+                     *             "organizationId": "org-1",
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -8534,7 +10321,81 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Organization"][];
                             message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme Inc."
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) updated successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };

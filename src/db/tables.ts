@@ -11,6 +11,8 @@ export interface WorkspaceRow {
   activity_service: number;
   advanced_queries: number;
   created_at: number;
+  /** What top-level folders and folderless documents inherit (migration 0010). */
+  default_access_type: string;
 }
 
 export interface AuthTokenRow {
@@ -70,6 +72,10 @@ export interface DocumentRow {
   access_type: string | null;
   created_at: number;
   last_updated: number;
+  /** JSON object of the open item's other keys (COMPAT §A.5); null: none. */
+  metadata: string | null;
+  /** 1: nobody has access (COMPAT §C.6). */
+  disabled: number;
 }
 
 export interface AccessGrantRow {
@@ -167,6 +173,10 @@ export interface OrganizationRow {
   folder_seq: number;
   created_at: number;
   last_updated: number;
+  /** JSON object of the open item's other keys (COMPAT §A.3); null: none. */
+  metadata: string | null;
+  /** 1: nobody has access (COMPAT §C.5). */
+  disabled: number;
 }
 
 export interface FolderRow {

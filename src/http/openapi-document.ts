@@ -262,6 +262,11 @@ function errorResponse(r: (typeof ERROR_RESPONSES)[number]): Json {
               properties: {
                 status: { ...statusSchema, description: "Canonical status; it fixes the HTTP status." },
                 message: { type: "string", description: "A sentence ending in a period." },
+                code: {
+                  type: "string",
+                  description:
+                    "The original service's error code, where it shows one (folders delete: `not-found`).",
+                },
                 details: { type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } },
               },
             },

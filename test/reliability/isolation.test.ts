@@ -262,6 +262,36 @@ forEachDialect(
           expect: "notFound",
         },
         {
+          path: "/v2/organizations/folders/access/update",
+          data: { organizationId: org, folderIds: [S.folderId], accessType: "public" },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/organizations/update",
+          data: { organizations: [{ organizationId: org, organizationName: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/documents/update",
+          data: { organizationId: org, documents: [{ documentId: S.documentId, documentName: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/documents/move",
+          data: { organizationId: org, documentIds: [S.documentId, "doc-2"], folderId: "root" },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/documents/delete",
+          data: { organizationId: org, documentIds: [S.documentId, "doc-2"] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/delete",
+          data: { organizationIds: [org, "org-2"] },
+          expect: "itemsFailed",
+        },
+        {
           path: "/v2/auth/permissions/remove",
           data: {
             userId: S.userId,
@@ -389,6 +419,22 @@ forEachDialect(
           data: { userIds: [S.userId] },
           expect: "ownWrite",
           settle: () => server().services.jobs.settled(),
+        },
+        // Backends name documents and organizations they never added: B gets its own records.
+        {
+          path: "/v2/organizations/documents/access/update",
+          data: { organizationId: org, documentIds: [S.documentId], accessType: "public" },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/documents/access/disablestate/update",
+          data: { organizationId: org, documentIds: [S.documentId], disabled: true },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/access/disablestate/update",
+          data: { organizationIds: [org, "org-2"], disabled: true },
+          expect: "ownWrite",
         },
         // B's own organization now exists and is empty of A's folders.
         {

@@ -1,5 +1,6 @@
 import type { Readable } from "../../db/handles.js";
 import { findDocument } from "../hierarchy/documents.js";
+import { organizationGate } from "../hierarchy/gate.js";
 import { resolvePlacement } from "../hierarchy/placement.js";
 import { usersWithMembershipOn } from "../users/store.js";
 import { type ResourceRef, usersGrantedAny } from "./store.js";
@@ -14,7 +15,8 @@ type Db = Readable;
  *   organization, the document, its folder or any folder above it;
  * - restricted: the same without the organization: an organization grant no longer covers it.
  * Folder ancestry and inherited access are read now, from the tree as it is, so a folder
- * move changes the answer at once. A document without a record sits at the root.
+ * move changes the answer at once. A document without a record sits at the root (the workspace's
+ * defaultAccessType). A disabled organization or document gives nobody access (§C.5, §C.6).
  */
 export async function usersWithDocumentAccess(
   db: Db,
@@ -26,8 +28,11 @@ export async function usersWithDocumentAccess(
 ): Promise<Set<string>> {
   const users = [...new Set(userIds)];
   if (users.length === 0) return new Set();
+  const gate = await organizationGate(db, workspaceId, organizationId);
+  if (gate.disabled) return new Set();
   const document = await findDocument(db, workspaceId, organizationId, documentId);
-  const placement = await resolvePlacement(db, document);
+  if (document?.disabled === 1) return new Set();
+  const placement = await resolvePlacement(db, document, gate.rootAccess);
   if (placement.accessType === "public") return new Set(users);
   const resources: ResourceRef[] = [
     ...(placement.accessType === "restricted" ? [] : [{ type: "organization" as const, id: organizationId }]),

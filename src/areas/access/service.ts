@@ -4,7 +4,8 @@ import { invalidArgument } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { findDocuments } from "../hierarchy/documents.js";
 import { findFolders } from "../hierarchy/folders.js";
-import { ROOT, ROOT_ACCESS } from "../hierarchy/paths.js";
+import { organizationGate } from "../hierarchy/gate.js";
+import { type AccessType, ROOT } from "../hierarchy/paths.js";
 import { resolvePlacements } from "../hierarchy/placement.js";
 import { membershipsIn, membershipsOfUsers } from "../users/store.js";
 import { type Decision, decide, Holdings, type Target } from "./effective.js";
@@ -138,7 +139,8 @@ export async function getPermissions(
   const documentIds = [...new Set(filtered ? (input.documentIds ?? []) : held("document"))];
   const folderIds = [...new Set(filtered ? (input.folderIds ?? []) : held("folder"))];
   const documents = await findDocuments(ctx.reader, ws, org, documentIds);
-  const placements = await resolvePlacements(ctx.reader, ws, org, documents);
+  const { rootAccess } = await organizationGate(ctx.reader, ws, org);
+  const placements = await resolvePlacements(ctx.reader, ws, org, documents, rootAccess);
   const folders = await findFolders(ctx.reader, ws, org, folderIds);
   if (filtered) {
     const chains = new Set(folderIds);
@@ -171,8 +173,8 @@ export async function getPermissions(
     if (organization) access.organization = { [org]: { accessRole: organization.role } };
     const ids = (type: "document" | "folder", all: readonly string[]) =>
       filtered ? all : [...(mine?.all() ?? [])].filter((h) => h.type === type).map((h) => h.id);
-    const docs = entries(mine, org, "document", ids("document", documentIds), documentTargets);
-    const dirs = entries(mine, org, "folder", ids("folder", folderIds), folderTargets);
+    const docs = entries(mine, org, "document", ids("document", documentIds), documentTargets, rootAccess);
+    const dirs = entries(mine, org, "folder", ids("folder", folderIds), folderTargets, rootAccess);
     if (Object.keys(dirs).length > 0 || (filtered && input.folderIds)) access.folders = dirs;
     if (Object.keys(docs).length > 0 || (filtered && input.documentIds)) access.documents = docs;
     out[userId] = access;
@@ -241,6 +243,7 @@ function entries(
   type: "document" | "folder",
   ids: readonly string[],
   targets: ReadonlyMap<string, Target>,
+  rootAccess: AccessType,
 ): Record<string, AccessEntry> {
   const out: Record<string, AccessEntry> = {};
   for (const id of ids) {
@@ -251,7 +254,7 @@ function entries(
         out[id] = { error: MISSING[type], errorCode: "does_not_exist" };
         continue;
       }
-      target = { type, id, accessType: ROOT_ACCESS, folders: [] };
+      target = { type, id, accessType: rootAccess, folders: [] };
     }
     const decision: Decision | null = decide(holdings, org, target);
     out[id] = decision

@@ -39,7 +39,12 @@ export async function existingDocumentIds(
 
 /** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
 export function normalize(row: DocumentRow): DocumentRow {
-  return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
+  return {
+    ...row,
+    created_at: Number(row.created_at),
+    last_updated: Number(row.last_updated),
+    disabled: Number(row.disabled),
+  };
 }
 
 /**
@@ -65,6 +70,8 @@ export async function ensureDocument(
       access_type: null,
       created_at: now,
       last_updated: now,
+      metadata: null,
+      disabled: 0,
     })
     .onConflict((oc) => oc.columns(["workspace_id", "organization_id", "id"]).doNothing())
     .execute();

@@ -5,10 +5,9 @@ import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { fillPage, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import * as documents from "../documents/store.js";
 import { planFolderAdds } from "../folders/plan.js";
 import { findFolders, insertFolders } from "../folders/store.js";
-import { existingDocumentIds } from "../hierarchy/documents.js";
+import { ensureDocument } from "../hierarchy/documents.js";
 import { ensureOrganization, lockOrganization } from "../hierarchy/organizations.js";
 import type { AddUsersInput, DeleteUsersInput, GetUsersInput, UpdateUsersInput } from "./schemas.js";
 import * as store from "./store.js";
@@ -180,23 +179,6 @@ function outcomes(
       ];
     }),
   );
-}
-
-/** createDocument: a missing document record is made at the root, named by its id. */
-async function ensureDocument(trx: WriteTx, ws: string, org: string, id: string, now: number) {
-  if ((await existingDocumentIds(trx, ws, org, [id])).has(id)) return;
-  await documents.insertDocuments(trx, [
-    {
-      workspace_id: ws,
-      organization_id: org,
-      id,
-      name: id,
-      folder_id: null,
-      access_type: null,
-      created_at: now,
-      last_updated: now,
-    },
-  ]);
 }
 
 /** createFolder: a missing folder is made at the top level, named by its id, inheriting access. */
