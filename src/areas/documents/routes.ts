@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
 import { moveDocuments, setDocumentsDisabled, updateDocumentsAccess } from "./changes.js";
+import { getDocuments } from "./listing.js";
 import {
   AccessItemResults,
   AddDocuments,
@@ -96,7 +97,7 @@ export const documentOperations = [
     },
     list: true,
     handle: async (ctx, data) => {
-      const page = await service.getDocuments(ctx, data);
+      const page = await getDocuments(ctx, data);
       return {
         message: "Document(s) retrieved successfully.",
         data: null,
