@@ -3054,7 +3054,7 @@ export interface components {
             /** @description Users for whom the notification is marked read. */
             readByUserIds?: string[];
         };
-        /** @description displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; verifyUserPermissions and createDocument need documentId. */
+        /** @description displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; verifyUserPermissions: true and createDocument: true need documentId. */
         NotificationsAddRequest: {
             actionUser?: components["schemas"]["User"];
             /** @description Any object, stored and returned; `access` maps fields to strings or numbers. */
@@ -3161,6 +3161,7 @@ export interface components {
             /** @description Notifications addressed to this user. */
             userId?: string;
         };
+        /** @description verifyUserPermissions: true needs documentId. */
         NotificationsUpdateRequest: {
             documentId?: string;
             /** @description Narrows to notifications of this location. */
