@@ -278,6 +278,17 @@ forEachDialect("comment threads", (server) => {
       "a",
     ]);
     expect(byIds.pageToken).toBe("");
+    const narrowed = await get(s, {
+      ...base,
+      annotationIds: ["a", "b", "c"],
+      userIds: ["u2"],
+      folderId: "f1",
+    });
+    expect(narrowed.data.map((a: { annotationId: string } | null) => a?.annotationId ?? null)).toEqual([
+      null,
+      null,
+      "c",
+    ]);
   });
 
   it("counts threads and unread threads per document", async () => {

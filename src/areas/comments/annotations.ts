@@ -20,9 +20,20 @@ export async function getAnnotations(ctx: Ctx, input: GetAnnotationsInput): Prom
   const documentIds = mergeIds(input.documentId, input.documentIds);
   if (input.annotationIds) {
     const found = await store.findAnnotations(ctx.reader, scope, input.annotationIds);
+    const inFolder =
+      input.folderId === undefined
+        ? null
+        : await store.documentsInFolder(
+            ctx.reader,
+            scope,
+            input.folderId,
+            [...found.values()].map((f) => f.documentId),
+          );
     const hits = input.annotationIds.map((id) => {
       const hit = found.get(id);
-      return hit && (!documentIds || documentIds.includes(hit.documentId)) ? hit : null;
+      const keep =
+        hit && matches(hit, { ...input, documentIds, statusIds: mergeIds(input.statusId, input.statusIds) });
+      return keep && (!inFolder || inFolder.has(hit.documentId)) ? hit : null;
     });
     if (input.groupByDocumentId) {
       const present = hits.filter((h) => h !== null);
@@ -83,6 +94,31 @@ export async function countAnnotations(
     input.statusIds,
   );
   return Object.fromEntries(input.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
+}
+
+/** The filters of get applied to one thread read by id (the other filters AND with annotationIds). */
+function matches(
+  hit: store.StoredAnnotation,
+  f: Omit<GetAnnotationsInput, "documentIds" | "statusIds"> & {
+    documentIds: string[] | undefined;
+    statusIds: string[] | undefined;
+  },
+): boolean {
+  const r = hit.record;
+  const location = r.location?.id === undefined ? undefined : String(r.location.id);
+  const checks = [
+    !f.documentIds || f.documentIds.includes(hit.documentId),
+    !f.locationIds || (location !== undefined && f.locationIds.includes(location)),
+    !f.userIds || f.userIds.includes(r.from.userId),
+    !f.mentionedUserIds || f.mentionedUserIds.some((id) => r.mentionedUserIds.includes(id)),
+    f.resolvedBy === undefined || r.resolvedByUserId === f.resolvedBy,
+    !f.statusIds || f.statusIds.includes(r.status.id),
+    f.updatedAfter === undefined || r.lastUpdated > f.updatedAfter,
+    f.updatedBefore === undefined || r.lastUpdated < f.updatedBefore,
+    f.createdAfter === undefined || r.createdAt > f.createdAfter,
+    f.createdBefore === undefined || r.createdAt < f.createdBefore,
+  ];
+  return checks.every(Boolean);
 }
 
 /** A singular and a list form of one filter, as one list (absent when neither is given). */

@@ -338,3 +338,22 @@ export async function countAnnotations(
   const rows = await query.groupBy("document_id").execute();
   return new Map(rows.map((r) => [r.document_id, { total: Number(r.total), unread: Number(r.unread ?? 0) }]));
 }
+
+/** Which of `documentIds` are directly in the folder now (get's `folderId` with `annotationIds`). */
+export async function documentsInFolder(
+  db: Db,
+  scope: Scope,
+  folderId: string,
+  documentIds: readonly string[],
+): Promise<Set<string>> {
+  if (documentIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("documents")
+    .select("id")
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("organization_id", "=", scope.organizationId)
+    .where("folder_id", "=", folderId)
+    .where("id", "in", [...new Set(documentIds)])
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}

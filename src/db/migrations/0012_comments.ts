@@ -79,6 +79,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("last_number", "bigint", (c) => c.notNull())
     .addPrimaryKeyConstraint("comment_sequences_pk", ["workspace_id", "organization_id", "document_id"])
     .execute();
+  // Delete without organizationId: the organizations that hold a document id.
+  indexes.push(["comment_sequences_by_document", "comment_sequences", ["workspace_id", "document_id"]]);
   for (const [name, table, columns] of indexes) {
     await db.schema.createIndex(name).on(table).columns(columns).execute();
   }
