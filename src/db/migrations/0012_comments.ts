@@ -23,6 +23,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("status_id", "text", (c) => c.notNull())
     .addColumn("resolved_by", "text")
     .addColumn("last_comment_user_id", "text")
+    // The thread's agent (its first comment's), for the agent filters of get and delete.
+    .addColumn("annotation_type", "text", (c) => c.notNull())
+    .addColumn("agent_id", "text")
+    .addColumn("agent_source", "text")
+    .addColumn("agent_execution_id", "text")
+    .addColumn("agent_url", "text")
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("last_updated", "bigint", (c) => c.notNull())
     .addColumn("record", "text", (c) => c.notNull())
@@ -48,6 +54,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ["comment_annotations_by_location", "comment_annotations", [...org, "document_id", "location_id"]],
     ["comment_annotations_by_status", "comment_annotations", [...org, "document_id", "status_id"]],
     ["comment_annotations_by_resolver", "comment_annotations", [...org, "resolved_by"]],
+    // Agent filters: agentId (others narrow the agent threads of a document or organization).
+    ["comment_annotations_by_agent", "comment_annotations", [...org, "agent_id"]],
   ];
   await db.schema
     .createTable("comment_annotation_users")
