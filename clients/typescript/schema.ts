@@ -2209,6 +2209,11 @@ export interface components {
             userId: string;
         };
         CommentAnnotationsDeleteRequest: {
+            /** @description Threads of this agent. */
+            agentId?: string;
+            /** @description true: only suggestion threads written by agents. */
+            agentSuggestions?: boolean;
+            agentUrls?: string[];
             /** @description These threads. */
             annotationIds?: string[];
             documentId: string;
@@ -2224,6 +2229,19 @@ export interface components {
             userIds?: string[];
         };
         CommentAnnotationsGetRequest: {
+            /** @description true: comment threads written by agents. */
+            agentComments?: boolean;
+            /** @description Threads of this agent. At most one agent filter per request. */
+            agentId?: string;
+            /** @description Threads of agents of this source. */
+            agentSource?: string;
+            /** @description true: suggestion threads written by agents. */
+            agentSuggestions?: boolean;
+            /**
+             * @description Threads of agents of this type (collabd: by agentSource).
+             * @enum {string}
+             */
+            agentType?: "built-in" | "custom" | "external";
             /** @description In request order, null for unknown ids; no paging. */
             annotationIds?: string[];
             /** @description Exclusive, ms. */
@@ -2233,6 +2251,8 @@ export interface components {
             documentId?: string;
             /** @description Threads of these documents. */
             documentIds?: string[];
+            /** @description Threads of this agent execution. */
+            executionId?: string;
             /** @description Documents directly in this folder now. */
             folderId?: string;
             /** @description `data` becomes `{documentId: annotation[]}`. */

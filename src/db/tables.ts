@@ -237,6 +237,12 @@ export interface CommentAnnotationRow {
   resolved_by: string | null;
   /** Author of the latest comment (count's `unread`); null when the thread has none left. */
   last_comment_user_id: string | null;
+  /** `comment` or `suggestion`. */
+  annotation_type: string;
+  agent_id: string | null;
+  agent_source: string | null;
+  agent_execution_id: string | null;
+  agent_url: string | null;
   created_at: number;
   last_updated: number;
   record: string;
