@@ -10,7 +10,7 @@ forEachDialect(
   (server) => {
     it("lets one process claim a job at a time, and another take it over once the lease lapses", async () => {
       const { database } = server().services;
-    const { clock } = server();
+      const { clock } = server();
       const workspaceId = server().creds.apiKey;
       const id = `job-${Math.random()}`;
       // Written directly: no kick, and this server's own worker does not poll (below), so only A and B contend.
