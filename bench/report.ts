@@ -24,6 +24,8 @@ export interface Row {
   readonly note?: string;
   /** The throughput is the offered load's (a paced run), so comparing dialects by it says nothing. */
   readonly paced?: boolean;
+  /** Not collabd: a reference server measured beside it (the peer, the raw echo); not compared across dialects. */
+  readonly reference?: boolean;
 }
 
 /** How one dialect's run went: where the time went and the echo baseline. */

@@ -47,6 +47,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "string" },
     "report-only": { type: "boolean" },
     explain: { type: "boolean" },
+    workers: { type: "string" },
   },
 });
 const root = resolve(import.meta.dirname, "..");
@@ -77,7 +78,7 @@ writeReport(
   {
     startedAt: new Date().toISOString(),
     mode: sizes.mode,
-    machine: `${cpus().length} cores, Node ${process.version}`,
+    machine: `${cpus().length} cores, Node ${process.version}, COLLABD_WORKERS ${values.workers ?? "default"}`,
     totalS: (performance.now() - began) / 1000,
     sizes,
     runs,
@@ -109,7 +110,7 @@ async function runDialect(dialect: Dialect): Promise<DialectRun> {
     });
     const seedS = (performance.now() - seedStart) / 1000;
     const measureStart = performance.now();
-    const server = await startBenchServer(scratch.url, values["cpu-prof"]);
+    const server = await startBenchServer(scratch.url, values["cpu-prof"], values.workers);
     log(`${dialect}: ready in ${(server.readyMs / 1000).toFixed(2)} s`);
     try {
       const echoes: { when: string; result: LoadResult }[] = [];
@@ -192,7 +193,8 @@ function measureEcho(server: BenchServer): Promise<LoadResult> {
 function postgresComparison(all: readonly Row[]): string[] {
   const notes: string[] = [];
   for (const p of all) {
-    if (p.dialect !== "postgres" || !p.throughput || p.paced || p.operation.startsWith("echo")) continue;
+    if (p.dialect !== "postgres" || !p.throughput || p.paced || p.reference || p.operation.startsWith("echo"))
+      continue;
     const s = all.find((r) => r.dialect === "sqlite" && r.operation === p.operation);
     if (!s?.throughput) continue;
     const raw = p.throughput.value / s.throughput.value;

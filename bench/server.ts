@@ -26,7 +26,11 @@ export interface BenchServer {
  * one attempt per delivery). Resolves once /healthz answers 200. With `cpuProfDir` the
  * server writes a V8 CPU profile there when it exits (open it in Chrome DevTools).
  */
-export async function startBenchServer(databaseUrl: string, cpuProfDir?: string): Promise<BenchServer> {
+export async function startBenchServer(
+  databaseUrl: string,
+  cpuProfDir?: string,
+  workers?: string,
+): Promise<BenchServer> {
   const port = await freePort();
   const started = performance.now();
   const profile = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(cpuProfDir)}`] : [];
@@ -47,6 +51,8 @@ export async function startBenchServer(databaseUrl: string, cpuProfDir?: string)
         COLLABD_LOG_LEVEL: "warn",
         COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true",
         COLLABD_WEBHOOK_RETRY_SCHEDULE: "0",
+        // `--workers N`; unset, the server's default (the number of cores on PostgreSQL, 1 on SQLite).
+        ...(workers ? { COLLABD_WORKERS: workers } : {}),
       },
       stdio: ["ignore", "ignore", "inherit"],
     },
@@ -65,14 +71,8 @@ export async function startBenchServer(databaseUrl: string, cpuProfDir?: string)
     await new Promise((r) => setTimeout(r, 5));
   }
   const readyMs = performance.now() - started;
-  const rss = () => {
-    try {
-      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    } catch {
-      return 0;
-    }
-  };
+  // With COLLABD_WORKERS > 1 the service is the supervisor and its workers: RSS is their sum.
+  const rss = () => treeRss(child.pid!);
   let peak = rss();
   const sampler = setInterval(() => {
     peak = Math.max(peak, rss());
@@ -93,6 +93,18 @@ export async function startBenchServer(databaseUrl: string, cpuProfDir?: string)
       clearTimeout(timer);
     },
   };
+}
+
+/** Resident set size of a process and its descendants, in bytes (0 once gone). */
+function treeRss(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const own = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    return own + children.reduce((sum, child) => sum + treeRss(Number(child)), 0);
+  } catch {
+    return 0;
+  }
 }
 
 /** A port nobody listens on right now, chosen by the kernel. */

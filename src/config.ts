@@ -1,3 +1,5 @@
+import { availableParallelism } from "node:os";
+
 /**
  * The environment, parsed and checked once at start, then frozen (DESIGN §1).
  * Every variable the service reads is listed here and in the README's table.
@@ -58,6 +60,8 @@ export interface Config {
   readonly quotas: Quotas;
   /** Connection hygiene (docs/decisions.md, "Transport abuse"): see the README's table. */
   readonly transport: TransportConfig;
+  /** `serve` processes (issue #18, docs/architecture.md "Processes"); 1 is one process, no supervisor. */
+  readonly workers: number;
 }
 
 export interface TransportConfig {
@@ -144,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Answer and record bounds (issue #15): one block, README "Limits".
     ...answerBounds(env),
     transport: loadTransport(env),
+    workers: workerCount(env, databaseUrl),
     // Start-up, PostgreSQL timeouts and DESIGN §7 limits (issue #14, fail clean). The limits
     // may only be lowered: the defaults are the ceilings the OpenAPI document publishes.
     databaseConnectTimeoutMs: integer(env, "COLLABD_DATABASE_CONNECT_TIMEOUT_MS", 30_000, 0, 3_600_000),
@@ -225,6 +230,25 @@ function checkPostgresUrl(url: string): void {
       `COLLABD_DATABASE_URL has a malformed %-escape in its user, password or database name; ${expected}.`,
     );
   }
+}
+
+/**
+ * COLLABD_WORKERS (issue #18): on PostgreSQL the number of cores by default, since the
+ * processes are stateless and share the database; on SQLite 1 and only 1 — several processes
+ * would each hold their own writer and group commit and take turns on the file's write lock
+ * with a blocking busy wait (docs/decisions.md, "Several processes").
+ */
+function workerCount(env: Env, databaseUrl: string): number {
+  if (databaseUrl.startsWith("sqlite:")) {
+    const workers = integer(env, "COLLABD_WORKERS", 1, 1, 256);
+    if (workers > 1) {
+      throw new ConfigError(
+        "COLLABD_WORKERS above 1 needs PostgreSQL: a SQLite database is served by one process (set COLLABD_WORKERS=1 or leave it unset).",
+      );
+    }
+    return workers;
+  }
+  return integer(env, "COLLABD_WORKERS", availableParallelism(), 1, 256);
 }
 
 /** pino's levels: anything else made the logger throw at start, past the configuration check. */

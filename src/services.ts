@@ -33,6 +33,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     connectTimeoutMs: config.databaseStatementTimeoutMs
       ? config.databaseStatementTimeoutMs + CONNECT_MARGIN_MS
       : CONNECT_ATTEMPT_MS,
+    // COLLABD_WORKERS > 1: the workers share one process's 10 PostgreSQL connections, so
+    // more processes do not mean more connections (issue #18).
+    ...(config.workers > 1 ? { poolSize: Math.max(2, Math.ceil(10 / config.workers)) } : {}),
     ...overrides.database,
   });
   try {

@@ -1,6 +1,7 @@
 import { addActivities } from "../../src/areas/activities/service.js";
 import { call } from "../client.js";
 import { load, sequentialLatency } from "../load.js";
+import { type Peer, peerFor } from "../peer/compare.js";
 import type { Row } from "../report.js";
 import { count, latencyRow, loadRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
@@ -41,6 +42,7 @@ export function activitiesScenario(sizes: Sizes): Scenario {
   const documents: { organizationId: string; documentId: string }[] = [];
   const walk = { organizationId: "bench-org-0", documentId: "walk-doc" };
   const updates = { organizationId: "bench-org-upd", documentId: "upd-doc" };
+  let peer: Peer | undefined;
   let addCounter = 0;
   let updateCounter = 0;
 
@@ -66,6 +68,18 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         clock.advance(1);
         await addActivities(ctx, { ...doc, activities: batch.slice(0, total - written) });
       }
+      // The peer's store: the same documents and record counts (issue #18).
+      peer = peerFor(
+        [
+          { ...walk, records: walkRecords },
+          { ...updates, records: updatable },
+          ...documents.map((d, i) => ({
+            ...d,
+            records: Math.min(SEED_BATCH, total - walkRecords - updatable - i * SEED_BATCH),
+          })),
+        ],
+        sampleActivity,
+      );
     },
 
     async measure({ dialect, server, log }) {
@@ -86,6 +100,22 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         ),
       );
       log(`${dialect}: activities get ${get.rps.toFixed(0)} req/s`);
+      if (peer) {
+        try {
+          rows.push(
+            ...(await peer.measure({
+              dialect,
+              sizes,
+              url,
+              label: `pageSize 20, one document, ${count(total)} records`,
+              body: () => JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } }),
+              log,
+            })),
+          );
+        } finally {
+          peer.drop();
+        }
+      }
 
       const addBatch = Array.from({ length: ADD_BATCH }, (_, i) => sampleActivity(i));
       const add = await run("/v2/activities/add", () =>

@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { createWorkspace } from "../../src/areas/workspaces/service.js";
+import { spawnChildServer } from "../child.js";
 import { call, headersFor, post } from "../client.js";
 import { percentile } from "../load.js";
 import type { ReceiverStats } from "../receiver.js";
@@ -177,20 +175,7 @@ interface ReceiverProcess {
 }
 
 async function startReceiver(): Promise<ReceiverProcess> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--import", "tsx", resolve(import.meta.dirname, "../receiver.ts")],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout! });
-  const [first] = (await Promise.race([
-    once(lines, "line"),
-    once(child, "exit").then(() => {
-      throw new Error("the webhook receiver exited");
-    }),
-  ])) as [string];
-  lines.close();
-  const url = `http://127.0.0.1:${(JSON.parse(first) as { port: number }).port}`;
+  const { url, stop } = await spawnChildServer(resolve(import.meta.dirname, "../receiver.ts"));
   const stats = async (): Promise<ReceiverStats> =>
     (await fetch(`${url}/__stats`)).json() as Promise<ReceiverStats>;
   return {
@@ -207,11 +192,6 @@ async function startReceiver(): Promise<ReceiverProcess> {
     async reset() {
       await fetch(`${url}/__reset`, { method: "POST" });
     },
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = once(child, "exit");
-      child.kill("SIGTERM");
-      await exited;
-    },
+    stop,
   };
 }

@@ -5,6 +5,366 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | {
     [key: string]: JsonValue;
 };
 export interface paths {
+    "/v1/commentannotations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comments to a thread (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comments (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the comments of a thread (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/comments/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comments (v1 path)
+         * @description The v1 path of `/v2/commentannotations/comments/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/count/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/count/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsCountV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/commentannotations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comment threads (v1 path)
+         * @description The v1 path of `/v2/commentannotations/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["commentAnnotationsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a notification (v1 path)
+         * @description The v1 path of `/v2/notifications/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/config/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a user's notification preferences (v1 path)
+         * @description The v1 path of `/v2/notifications/config/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsConfigGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/config/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set users' notification preferences (v1 path)
+         * @description The v1 path of `/v2/notifications/config/set` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsConfigSetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete notifications (v1 path)
+         * @description The v1 path of `/v2/notifications/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get notifications (v1 path)
+         * @description The v1 path of `/v2/notifications/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/notifications/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update notifications (v1 path)
+         * @description The v1 path of `/v2/notifications/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["notificationsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add organizations (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add documents (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get documents (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/folders/add": {
         parameters: {
             query?: never;
@@ -19,6 +379,126 @@ export interface paths {
          * @description As the v2 add without `createOrganization` and `accessType`: every folder inherits. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/folders/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get folders (v1 path)
+         * @description The v1 path of `/v2/organizations/folders/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["foldersGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/folders/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update a folder (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/folders/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["foldersUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get organizations (extension) (v1 path)
+         * @description The v1 path of `/v2/organizations/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/data/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase users' data (v1 path)
+         * @description The v1 path of `/v2/users/data/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDataDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/data/delete/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Progress of a user-data erasure (v1 path)
+         * @description The v1 path of `/v2/users/data/delete/status` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDataDeleteStatusV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/data/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export a user's data (v1 path)
+         * @description The v1 path of `/v2/users/data/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDataGetV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -55,8 +535,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete activity logs (extension)
-         * @description Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` (at least one). With `activityIds` the result is per id; otherwise `{deletedCount}`.
+         * Delete activity logs
+         * @description Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` (at least one; AND). `data` is per id in every shape: each deleted record `Activity deleted.`, each `activityIds` entry not deleted `Failed to delete activity.`; `result.deletedCount` counts them.
          */
         post: operations["activitiesDelete"];
         delete?: never;
@@ -165,6 +645,226 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/commentannotations/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comment threads
+         * @description Adds threads with their comments to one document (COMPAT §C.2). Per-thread outcomes keyed by annotationId (`__svc_denied:<index>` for a denied thread sent without one). Comments with `triggerNotification` emit `comment_annotation.add` (first comment) or `comment.add` and notify subscribers; `triggerActivities` writes activities.
+         */
+        post: operations["commentAnnotationsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add comments to a thread
+         * @description Appends comments to a thread; the new commentIds in order. An author without access under `verifyUserPermissions`: PERMISSION_DENIED, nothing written. Unknown thread: NOT_FOUND.
+         */
+        post: operations["commentsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comments
+         * @description Deletes the given comments, or all of them; the thread stays. Emits `comment.delete` per comment.
+         */
+        post: operations["commentsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the comments of a thread
+         * @description Oldest first, narrowed by author; with commentIds, in that order with null for unknown ids.
+         */
+        post: operations["commentsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/reactions/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a reaction (extension)
+         * @description Adds the user to the comment's reaction for `icon` (idempotent); emits `comment.reaction_add`.
+         */
+        post: operations["commentReactionsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/reactions/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a reaction (extension)
+         * @description Removes the user from the comment's reaction for `icon` (idempotent); emits `comment.reaction_delete`.
+         */
+        post: operations["commentReactionsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/comments/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comments
+         * @description Sets the fields on each comment (status `updated`, `isEdited`); emits `comment.update` per comment.
+         */
+        post: operations["commentsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/count/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count comment threads
+         * @description Per requested document: threads, and threads whose latest comment is not by `userId` (unread).
+         */
+        post: operations["commentAnnotationsCount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete comment threads
+         * @description Deletes the selected threads of a document (all without filters; without organizationId in every organization), at most 1000 per organization per request: repeat until nothing is left. Emits `comment.delete` per thread.
+         */
+        post: operations["commentAnnotationsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get comment threads
+         * @description Threads of an organization narrowed by the filters given (AND), ordered by lastUpdated (default desc), keyset-paged. With annotationIds: those threads in request order, null for unknown ones, one page.
+         */
+        post: operations["commentAnnotationsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/commentannotations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update comment threads
+         * @description Applies updatedData (in order) and updateUsers to the selected threads of a document (at most 1000). Emits status_change, assign, priority_change and suggestion events per changed aspect unless triggerNotification is false.
+         */
+        post: operations["commentAnnotationsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/notifications/add": {
         parameters: {
             query?: never;
@@ -175,8 +875,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a notification (extension)
-         * @description Creates one notification in an organization, optionally narrowed to a document and a location, for the `notifyUsers` recipients. Without `notificationId` the service generates one; an existing id is replaced whole. `result.data.id` is the notification's id.
+         * Add a notification
+         * @description Creates one notification in an organization, optionally narrowed to a document and a location, for the `notifyUsers` recipients. Without `notificationId` the service generates one; an existing id is replaced whole. `createOrganization` / `createDocument` create missing records (the document at the root); `verifyUserPermissions` keeps only recipients with access to the document and lists the others in `data.details`. `displayHeadlineMessageTemplate` is required unless `isNotificationResolverUsed` is true. `result.data.id` is the notification's id.
          */
         post: operations["notificationsAdd"];
         delete?: never;
@@ -235,8 +935,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete notifications (extension)
-         * @description Deletes notifications of an organization narrowed by `documentId` (and `locationId`), recipient `userId` and/or `notificationIds` (at least one of documentId, userId, notificationIds). With `notificationIds` the result is per id; otherwise `{deletedCount}`.
+         * Delete notifications
+         * @description Deletes notifications of an organization narrowed by `documentId`, `locationId`, recipient `userId` and/or `notificationIds` (at least one; AND). `data` is per id in every shape: each deleted notification `Notification deleted.`, each `notificationIds` entry not deleted `Failed to delete notification.`; `result.deletedCount` counts them.
          */
         post: operations["notificationsDelete"];
         delete?: never;
@@ -255,8 +955,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get notifications (extension)
-         * @description Notifications of one organization, filtered by document, location, recipient `userId` and ids (AND), ordered by (timestamp, id), keyset-paged. With `userId`: `unreadOnly` keeps what the user has not read, `forYou` the user's For You list. `pageToken` is `""` on the last page.
+         * Get notifications
+         * @description Notifications of one organization, filtered by document, location, recipient `userId` and ids (AND), ordered by (timestamp, id), keyset-paged. `notifyUsers` and `notifyUsersByUserId` map each recipient's id to true; `notifyUserObjects` holds their User objects. With `userId`: each record carries that user's `isUnread` and `forYou`; `unreadOnly` keeps what the user has not read, `forYou` the user's For You list. `pageToken` is `""` on the last page.
          */
         post: operations["notificationsGet"];
         delete?: never;
@@ -276,7 +976,7 @@ export interface paths {
         put?: never;
         /**
          * Update notifications
-         * @description Merges fields into notifications of the scope (organization, narrowed by `documentId`, `locationId`, `userId`); `locationId` and `verifyUserPermissions` need `documentId`. Per-item results keyed by id; an item outside the scope fails alone. `readByUserIds` marks read; with `verifyUserPermissions` only users with access to the document are marked and the others are listed in the item's `details`.
+         * @description Merges fields into notifications of the scope (organization, narrowed by `documentId`, `locationId`, `userId`); `verifyUserPermissions` needs `documentId`. Per-item results keyed by id; an item outside the scope fails alone. `readByUserIds` marks read; with `verifyUserPermissions` only users with access to the document are marked and the others are listed in the item's `details`.
          */
         post: operations["notificationsUpdate"];
         delete?: never;
@@ -456,7 +1156,7 @@ export interface paths {
         put?: never;
         /**
          * Add recordings (extension)
-         * @description Creates or replaces (by `annotationId`) recording annotations of one document. `recordedTime.duration` is in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted.
+         * @description Creates or replaces (by `annotationId`) recording annotations of one document. `recordedTime.duration` is in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted. Optional `from` (User) and `transcription` are stored, returned by get and sent with the `recorder.done` webhook.
          */
         post: operations["recordingsAdd"];
         delete?: never;
@@ -575,8 +1275,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get webhook configuration (extension)
-         * @description The stored configuration with the auth token masked, and the `whsec_…` signing secret.
+         * Get webhook configuration
+         * @description The stored configuration with the auth token masked, and the `whsec_…` signing secret. The body may be left out: none, `{}` and `{"data": {}}` all work. Every field is present; unset strings are `""`.
          */
         post: operations["webhookConfigGet"];
         delete?: never;
@@ -596,7 +1296,7 @@ export interface paths {
         put?: never;
         /**
          * Update webhook configuration
-         * @description Merges into the workspace's webhook configuration (triggers key by key); at least one of the two fields. The first enable turns on the nine comment triggers unless they are set. Any bad field: INVALID_ARGUMENT `Invalid webhook service configuration.` with `details`, nothing changed.
+         * @description Merges into the workspace's webhook configuration (triggers key by key); at least one of the two fields. Triggers may be nested (`{comment: {add: true}}` is `comment.add`). The first enable seeds the nine comment triggers and `huddle.create`/`huddle.join` true, `crdt.update_data`, `recorder.done` and the two suggestion keys false, unless set. Any bad field: INVALID_ARGUMENT `Invalid webhook service configuration.` with `details`, nothing changed.
          */
         post: operations["webhookConfigUpdate"];
         delete?: never;
@@ -769,11 +1469,29 @@ export interface components {
             /** @description The activity to update. */
             id: string;
         };
+        /** @description One thread's outcome. */
+        AddedCommentAnnotation: {
+            annotationId?: string;
+            code?: string;
+            commentIds?: number[];
+            findingId?: string;
+            message: string;
+            success: boolean;
+        };
         /** @description One item's outcome. */
         AddedItem: {
             id: string;
             message: string;
             success: boolean;
+        };
+        /** @description Why the agent commented (open). */
+        AgentReason: {
+            description: string;
+            /** @enum {string} */
+            severity: "critical" | "high" | "medium" | "low" | "info";
+            title: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description A file of the recording. */
         Attachment: {
@@ -783,6 +1501,8 @@ export interface components {
             name?: string;
             /** @description Bytes. */
             size?: number;
+            /** @description A preview image. */
+            thumbnailUrl?: string;
             /** @description File type, e.g. `mp4`. */
             type?: string;
             /** @description Where the file is served. */
@@ -794,6 +1514,404 @@ export interface components {
             from?: components["schemas"]["JsonValue"];
             /** @description The value after. */
             to?: components["schemas"]["JsonValue"];
+        };
+        /** @description A comment (COMPAT §C.1). */
+        Comment: {
+            agent?: components["schemas"]["CommentAgent"];
+            attachments: components["schemas"]["CommentAttachment"][];
+            commentHtml?: string;
+            commentId: number;
+            commentText?: string;
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms. */
+            createdAt: number;
+            customList: components["schemas"]["JsonValue"][];
+            /** @description ISO 8601. */
+            editedAt?: string;
+            from: components["schemas"]["User"];
+            isCommentResolverUsed?: boolean;
+            isCommentTextAvailable: boolean;
+            isDraft: boolean;
+            isEdited: boolean;
+            /** @description ISO 8601. */
+            lastUpdated: string;
+            metadata?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            reactionAnnotationIds: string[];
+            reactionAnnotations: components["schemas"]["ReactionAnnotation"][];
+            recorders: components["schemas"]["JsonValue"][];
+            sourceType?: string;
+            /** @enum {string} */
+            status: "added" | "updated";
+            taggedUserContacts: components["schemas"]["TaggedUserContact"][];
+            to: components["schemas"]["User"][];
+            toOrganizationUserGroup: components["schemas"]["JsonValue"][];
+            /** @constant */
+            type: "text";
+        };
+        /** @description The agent that wrote the comment. */
+        CommentAgent: {
+            agentId: string;
+            /** @description Required for external agents. */
+            agentName?: string;
+            /** @description `external`; the original's built-in source fails the item. */
+            agentSource: string;
+            executionId?: string;
+            reason: components["schemas"]["AgentReason"];
+            /** @description URL. */
+            url?: string;
+        };
+        /** @description A comment thread (COMPAT §C.1). */
+        CommentAnnotation: {
+            agent?: components["schemas"]["CommentAgent"];
+            annotationId: string;
+            annotationNumber: number;
+            assignedTo?: components["schemas"]["User"];
+            commentCategories: components["schemas"]["JsonValue"][];
+            comments: components["schemas"]["Comment"][];
+            commentType: string;
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms. */
+            createdAt: number;
+            customList: components["schemas"]["JsonValue"][];
+            from: components["schemas"]["User"];
+            hasDraftComments: boolean;
+            involvedUserIds: string[];
+            /** @description ms. */
+            lastUpdated: number;
+            location?: components["schemas"]["CommentLocation"];
+            locationId?: number;
+            mentionedUserIds: string[];
+            metadata: {
+                apiKey: string;
+                documentId: string;
+                folderId?: string;
+                organizationId: string;
+            };
+            priority?: components["schemas"]["CommentPriority"];
+            resolvedByUser?: components["schemas"]["User"];
+            resolvedByUserId?: string;
+            sourceType: string;
+            status: components["schemas"]["CommentStatus"];
+            statusUpdatedByUserId?: string;
+            /** @description userId → {user, type}. */
+            subscribedUsers: {
+                [key: string]: {
+                    type: string;
+                    user: components["schemas"]["User"];
+                };
+            };
+            suggestion?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            targetElement?: components["schemas"]["CommentTargetElement"];
+            /** @enum {string} */
+            type: "comment" | "suggestion";
+            /** @description userId → {user, type}. */
+            unsubscribedUsers: {
+                [key: string]: {
+                    type: string;
+                    user: components["schemas"]["User"];
+                };
+            };
+            visibilityConfig: components["schemas"]["CommentVisibility"];
+        };
+        /** @description Fields to set on the selected threads: null clears, absent keeps. */
+        CommentAnnotationPatch: {
+            assignedTo?: components["schemas"]["User"] | null;
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            from?: components["schemas"]["User"];
+            location?: components["schemas"]["CommentLocation"] | null;
+            priority?: components["schemas"]["CommentPriority"] | null;
+            /** @description Who resolved the thread; null clears. */
+            resolvedByUserId?: string | null;
+            status?: components["schemas"]["CommentStatus"];
+            /** @description Who changed the status; null clears. */
+            statusUpdatedByUserId?: string | null;
+            suggestion?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            targetElement?: components["schemas"]["CommentTargetElement"] | null;
+        };
+        CommentAnnotationsAddRequest: {
+            commentAnnotations: components["schemas"]["NewCommentAnnotation"][];
+            /** @description Create the document record first when missing. */
+            createDocument?: boolean;
+            /** @description Create the organization record first when missing. */
+            createOrganization?: boolean;
+            documentId: string;
+            organizationId: string;
+            /** @description Authors must have access to the document (COMPAT §A.7). */
+            verifyUserPermissions?: boolean;
+        };
+        CommentAnnotationsCountRequest: {
+            /** @description Documents to count. */
+            documentIds: string[];
+            organizationId: string;
+            /** @description Only threads with these statuses. */
+            statusIds?: string[];
+            /** @description The viewer, for unread. */
+            userId: string;
+        };
+        CommentAnnotationsDeleteRequest: {
+            /** @description These threads. */
+            annotationIds?: string[];
+            documentId: string;
+            /** @description Threads at these locations. */
+            locationIds?: string[];
+            /** @description Absent: this document id in every organization. */
+            organizationId?: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+            /** @description Threads these users started. */
+            userIds?: string[];
+        };
+        CommentAnnotationsGetRequest: {
+            /** @description In request order, null for unknown ids; no paging. */
+            annotationIds?: string[];
+            /** @description Exclusive, ms. */
+            createdAfter?: number;
+            /** @description Exclusive, ms. */
+            createdBefore?: number;
+            documentId?: string;
+            /** @description Threads of these documents. */
+            documentIds?: string[];
+            /** @description Documents directly in this folder now. */
+            folderId?: string;
+            /** @description `data` becomes `{documentId: annotation[]}`. */
+            groupByDocumentId?: boolean;
+            /** @description Match `location.id` as text. */
+            locationIds?: string[];
+            /** @description Any of these tagged in a comment. */
+            mentionedUserIds?: string[];
+            /**
+             * @description By lastUpdated; default desc.
+             * @enum {string}
+             */
+            order?: "asc" | "desc";
+            organizationId: string;
+            /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
+            pageSize?: number;
+            /** @description Opaque token from a previous response's `result.pageToken`. */
+            pageToken?: string;
+            /** @description Equals resolvedByUserId. */
+            resolvedBy?: string;
+            /** @description One status id (the original's examples). */
+            statusId?: string;
+            /** @description `status.id`. */
+            statusIds?: string[];
+            /** @description Exclusive, ms. */
+            updatedAfter?: number;
+            /** @description Exclusive, ms. */
+            updatedBefore?: number;
+            /** @description Thread author. */
+            userIds?: string[];
+        };
+        CommentAnnotationsUpdateRequest: {
+            /** @description These threads. */
+            annotationIds?: string[];
+            documentId: string;
+            /** @description Threads at these locations. */
+            locationIds?: string[];
+            organizationId: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+            /** @description A patch, or an array of patches applied in order. */
+            updatedData?: components["schemas"]["CommentAnnotationPatch"] | components["schemas"]["CommentAnnotationPatch"][];
+            updateUsers?: {
+                newUser: {
+                    email?: string;
+                    name?: string;
+                    userId: string;
+                };
+                oldUser: {
+                    email?: string;
+                    name?: string;
+                    userId: string;
+                };
+            }[];
+            /** @description Threads these users started. */
+            userIds?: string[];
+        };
+        /** @description A file on a comment. */
+        CommentAttachment: {
+            attachmentId: number;
+            /** @description Storage path. */
+            bucketPath?: string;
+            /** @description Open. */
+            metadata?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description MIME type. */
+            mimeType?: string;
+            /** @description File name. */
+            name?: string;
+            size?: number;
+            /** @description Thumbnail URL. */
+            thumbnail?: string;
+            /** @description File type. */
+            type?: string;
+            /** @description URL. */
+            url?: string;
+        };
+        /** @description One item's outcome; `id` is a number for comments. */
+        CommentItemResult: {
+            id: string | number;
+            message: string;
+            success: boolean;
+        };
+        /** @description Where the thread is (open). */
+        CommentLocation: {
+            /** @description Location id. */
+            id?: string | number;
+            /** @description Location name. */
+            locationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description Fields to set on the comments. */
+        CommentPatch: {
+            attachments?: components["schemas"]["CommentAttachment"][];
+            /** @description HTML. */
+            commentHtml?: string;
+            /** @description Plain text; `{{userId}}` marks a mention. */
+            commentText?: string;
+            /** @description Open. */
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            from?: components["schemas"]["User"];
+            isCommentResolverUsed?: boolean;
+            isCommentTextAvailable?: boolean;
+            taggedUserContacts?: components["schemas"]["TaggedUserContact"][];
+        };
+        /** @description A thread's priority. */
+        CommentPriority: {
+            /** @description Color. */
+            color?: string;
+            /** @description e.g. `P0`. */
+            id: string;
+            /** @description Light color. */
+            lightColor?: string;
+            /** @description Display name. */
+            name: string;
+        };
+        CommentReactionsAddRequest: {
+            annotationId: string;
+            /** @description Comment id. */
+            commentId: number;
+            documentId: string;
+            from: components["schemas"]["User"];
+            /** @description The reaction, e.g. an emoji. */
+            icon: string;
+            organizationId: string;
+            /** @description Write an activity record; default false. */
+            triggerActivities?: boolean;
+        };
+        CommentReactionsDeleteRequest: {
+            annotationId: string;
+            /** @description Comment id. */
+            commentId: number;
+            documentId: string;
+            from: components["schemas"]["User"];
+            /** @description The reaction, e.g. an emoji. */
+            icon: string;
+            organizationId: string;
+            /** @description Write an activity record; default false. */
+            triggerActivities?: boolean;
+        };
+        CommentsAddRequest: {
+            annotationId: string;
+            commentData: components["schemas"]["NewComment"][];
+            /** @description Create the document record first when missing. */
+            createDocument?: boolean;
+            /** @description Create the organization record first when missing. */
+            createOrganization?: boolean;
+            documentId: string;
+            organizationId: string;
+            /** @description Authors must have access to the document (COMPAT §A.7). */
+            verifyUserPermissions?: boolean;
+        };
+        CommentsDeleteRequest: {
+            annotationId: string;
+            commentIds?: number[];
+            documentId: string;
+            organizationId: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+        };
+        CommentsGetRequest: {
+            annotationId: string;
+            commentIds?: number[];
+            documentId: string;
+            organizationId: string;
+            /** @description Comments by these users. */
+            userIds?: string[];
+        };
+        /** @description A thread's status. */
+        CommentStatus: {
+            /** @description Color. */
+            color?: string;
+            /** @description Icon URL. */
+            iconUrl?: string;
+            /** @description e.g. `OPEN`, `IN_PROGRESS`, `RESOLVED`. */
+            id: string;
+            /** @description Light color. */
+            lightColor?: string;
+            /** @description Display name. */
+            name: string;
+            /** @description Icon as SVG. */
+            svg?: string;
+            /**
+             * @description `terminal` resolves the thread.
+             * @enum {string}
+             */
+            type: "default" | "ongoing" | "terminal";
+        };
+        CommentsUpdateRequest: {
+            annotationId: string;
+            commentIds: number[];
+            documentId: string;
+            organizationId: string;
+            /** @description collabd extra: write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description collabd extra: false sends no webhook event; default true. */
+            triggerNotification?: boolean;
+            updatedData: components["schemas"]["CommentPatch"];
+        };
+        /** @description The element the thread is attached to. */
+        CommentTargetElement: {
+            /** @description Element id. */
+            elementId?: string;
+            occurrence?: number;
+            selectAllContent?: boolean;
+            /** @description Selected text. */
+            targetText?: string;
+        };
+        /** @description Visibility of a thread; default public. */
+        CommentVisibility: {
+            /** @description Required for organizationPrivate. */
+            organizationId?: string;
+            /**
+             * @description Who sees the thread.
+             * @enum {string}
+             */
+            type: "public" | "organizationPrivate" | "restricted";
+            /** @description Required (non-empty) for restricted. */
+            userIds?: string[];
         };
         /** @description How many records were deleted. */
         DeletedCount: {
@@ -1007,6 +2125,72 @@ export interface components {
             targetEntityId: string;
             targetSubEntityId?: string;
         };
+        /** @description One comment to add. */
+        NewComment: {
+            agent?: components["schemas"]["CommentAgent"];
+            attachments?: components["schemas"]["CommentAttachment"][];
+            /** @description HTML. */
+            commentHtml?: string;
+            /** @description Unique in the thread; generated when absent. */
+            commentId?: number;
+            /** @description Plain text; `{{userId}}` marks a mention. */
+            commentText?: string;
+            /** @description Open. */
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms; default now. */
+            createdAt?: number;
+            from: components["schemas"]["User"];
+            isCommentResolverUsed?: boolean;
+            /** @description Default true. */
+            isCommentTextAvailable?: boolean;
+            /** @description ms; default createdAt. */
+            lastUpdated?: number;
+            /** @description Open. */
+            metadata?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            taggedUserContacts?: components["schemas"]["TaggedUserContact"][];
+            /** @description Write activity records; default false. */
+            triggerActivities?: boolean;
+            /** @description Emit the webhook and notify subscribers; default false. */
+            triggerNotification?: boolean;
+        };
+        /** @description One thread to add. */
+        NewCommentAnnotation: {
+            /** @description Thread id; generated when absent. Must not contain `:`. */
+            annotationId?: string;
+            assignedTo?: components["schemas"]["User"];
+            commentData: components["schemas"]["NewComment"][];
+            /**
+             * @description Default manual.
+             * @enum {string}
+             */
+            commentType?: "manual" | "chart" | "suggestion";
+            /** @description Open; `access` adds `accessFields`. */
+            context?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description ms; default now (imports). */
+            createdAt?: number;
+            /** @description ms; default createdAt. */
+            lastUpdated?: number;
+            location?: components["schemas"]["CommentLocation"];
+            priority?: components["schemas"]["CommentPriority"];
+            status?: components["schemas"]["CommentStatus"];
+            /** @description Only for type suggestion; its status starts pending. */
+            suggestion?: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            targetElement?: components["schemas"]["CommentTargetElement"];
+            /**
+             * @description Default comment.
+             * @enum {string}
+             */
+            type?: "comment" | "suggestion";
+            visibility?: components["schemas"]["CommentVisibility"];
+        };
         /** @description One document to create. */
         NewDocument: {
             /**
@@ -1052,6 +2236,7 @@ export interface components {
             attachments?: components["schemas"]["Attachment"][];
             /** @description Display name of the recording. */
             displayName?: string;
+            from?: components["schemas"]["User"];
             /** @description Default: 1 on creation, one more than before on replace. */
             latestVersion?: number;
             /**
@@ -1065,6 +2250,7 @@ export interface components {
              * @enum {string}
              */
             recordingType: "audio" | "video" | "screen";
+            transcription?: components["schemas"]["Transcription"];
             /**
              * @description Always `recorder`.
              * @constant
@@ -1074,6 +2260,15 @@ export interface components {
         /** @description The stored notification, with the content fields that were set. */
         Notification: {
             actionUser?: components["schemas"]["User"];
+            /** @description Any object, stored and returned; `access` maps fields to strings or numbers. */
+            context?: {
+                /** @description Field to a string or number value. */
+                access?: {
+                    [key: string]: string | number;
+                };
+            } & {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1082,12 +2277,25 @@ export interface components {
             displayBodyMessageTemplateData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            displayHeadlineMessageTemplate: string;
-            /** @description Values for the headline: `actionUser`, `recipientUser` and any custom keys. */
+            displayHeadlineMessageTemplate?: string;
+            /** @description Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys. */
             displayHeadlineMessageTemplateData?: {
+                /** @description The acting user (User fields). */
+                actionUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                recipientUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                } | string;
+            } & {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /** @description With data.userId: it is in that user's For You list. */
+            forYou?: boolean;
             id: string;
+            isNotificationResolverUsed?: boolean;
+            /** @description With data.userId: that user has not read it. */
+            isUnread?: boolean;
             /** @description Epoch ms of the last change. */
             lastUpdated: number;
             /** @description Where it lives. */
@@ -1098,12 +2306,20 @@ export interface components {
                 organizationId: string;
             };
             notificationSource: string;
-            /** @description Any object; sent to the client callback on click. */
-            notificationSourceData?: {
+            /** @description Any object; `{}` when unset. */
+            notificationSourceData: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Recipients. */
-            notifyUsers: components["schemas"]["User"][];
+            /** @description Recipients' User objects, as sent. */
+            notifyUserObjects: components["schemas"]["User"][];
+            /** @description Recipients: userId → true (COMPAT §A.6). */
+            notifyUsers: {
+                [key: string]: true;
+            };
+            /** @description Recipients: userId → true. */
+            notifyUsersByUserId: {
+                [key: string]: true;
+            };
             /** @description Users who have read it. */
             readByUserIds: string[];
             /** @description Epoch ms of the add. */
@@ -1111,6 +2327,8 @@ export interface components {
         };
         /** @description The notification was added. */
         NotificationAdded: {
+            /** @description With verifyUserPermissions: the recipients dropped for lack of access. */
+            details?: components["schemas"]["ErrorDetail"][];
             /** @description The notification's id. */
             id: string;
             message: string;
@@ -1153,10 +2371,18 @@ export interface components {
             displayBodyMessageTemplateData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Headline template with `{{variable}}` placeholders. */
+            /** @description Headline template with single-brace placeholders: `{actionUser}`, `{recipientUser}`, `{anyKey}`. */
             displayHeadlineMessageTemplate?: string;
-            /** @description Values for the headline: `actionUser`, `recipientUser` and any custom keys. */
+            /** @description Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys. */
             displayHeadlineMessageTemplateData?: {
+                /** @description The acting user (User fields). */
+                actionUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                recipientUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                } | string;
+            } & {
                 [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description The notification to update. */
@@ -1170,8 +2396,22 @@ export interface components {
             /** @description Users for whom the notification is marked read. */
             readByUserIds?: string[];
         };
+        /** @description displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; verifyUserPermissions and createDocument need documentId. */
         NotificationsAddRequest: {
             actionUser?: components["schemas"]["User"];
+            /** @description Any object, stored and returned; `access` maps fields to strings or numbers. */
+            context?: {
+                /** @description Field to a string or number value. */
+                access?: {
+                    [key: string]: string | number;
+                };
+            } & {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description Create the document record (at the root) if missing; needs documentId. */
+            createDocument?: boolean;
+            /** @description Create the organization record if missing; default false. */
+            createOrganization?: boolean;
             /** @description Body message. */
             displayBodyMessage?: string;
             /** @description Body template with `{{variable}}` placeholders. */
@@ -1180,19 +2420,29 @@ export interface components {
             displayBodyMessageTemplateData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
-            /** @description Headline template with `{{variable}}` placeholders. */
-            displayHeadlineMessageTemplate: string;
-            /** @description Values for the headline: `actionUser`, `recipientUser` and any custom keys. */
+            /** @description Headline template with single-brace placeholders: `{actionUser}`, `{recipientUser}`, `{anyKey}`. */
+            displayHeadlineMessageTemplate?: string;
+            /** @description Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys. */
             displayHeadlineMessageTemplateData?: {
+                /** @description The acting user (User fields). */
+                actionUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                recipientUser?: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                } | string;
+            } & {
                 [key: string]: components["schemas"]["JsonValue"];
             };
             /** @description Narrows the notification to one document. */
             documentId?: string;
-            /** @description A location inside the document; needs documentId. */
+            /** @description True: the display fields are resolved by the client; not required. */
+            isNotificationResolverUsed?: boolean;
+            /** @description A location (inside the document, when documentId is given). */
             locationId?: string;
             /** @description Notification id; generated when absent. An existing id is replaced. */
             notificationId?: string;
-            /** @description What produced the notification; default `custom`. */
+            /** @description What produced the notification: `custom` (default), `comment`, `huddle`, `crdt` … */
             notificationSource?: string;
             /** @description Any object; sent to the client callback on click. */
             notificationSourceData?: {
@@ -1201,6 +2451,8 @@ export interface components {
             /** @description Recipients (For You lists). */
             notifyUsers?: components["schemas"]["User"][];
             organizationId: string;
+            /** @description Keep only recipients with access to the document; needs documentId. Dropped users: `data.details`. */
+            verifyUserPermissions?: boolean;
         };
         NotificationsConfigGetRequest: {
             /** @description Documents to read the config of; required unless getOrganizationConfig. */
@@ -1218,7 +2470,7 @@ export interface components {
             /** @description Users whose config is set. */
             userIds: string[];
         };
-        /** @description organizationId and at least one of documentId, userId, notificationIds. */
+        /** @description organizationId and at least one of documentId, locationId, userId, notificationIds. */
         NotificationsDeleteRequest: {
             documentId?: string;
             locationId?: string;
@@ -1251,7 +2503,7 @@ export interface components {
         };
         NotificationsUpdateRequest: {
             documentId?: string;
-            /** @description Needs documentId. */
+            /** @description Narrows to notifications of this location. */
             locationId?: string;
             /** @description A notification update object, or an array of them. */
             notifications: components["schemas"]["NotificationPatch"] | components["schemas"]["NotificationPatch"][];
@@ -1304,6 +2556,19 @@ export interface components {
             /** @description The user whose grants are removed. */
             userId: string;
         };
+        /** @description The users who reacted to a comment with one icon. */
+        ReactionAnnotation: {
+            annotationId: string;
+            commentAnnotationId: string;
+            fromUsers: {
+                from: components["schemas"]["User"];
+                lastUpdated: number;
+            }[];
+            icon: string;
+            lastUpdated: number;
+            /** @constant */
+            type: "reaction";
+        };
         /** @description How long the recording is. */
         RecordedTime: {
             /** @description `HH:MM:SS`; derived from duration when omitted. */
@@ -1316,6 +2581,7 @@ export interface components {
             annotationId: string;
             attachments: components["schemas"]["Attachment"][];
             displayName?: string;
+            from?: components["schemas"]["User"];
             latestVersion: number;
             metadata: components["schemas"]["RecordMetadata"];
             /** @enum {string} */
@@ -1326,6 +2592,7 @@ export interface components {
             };
             /** @enum {string} */
             recordingType: "audio" | "video" | "screen";
+            transcription?: components["schemas"]["Transcription"];
             /** @constant */
             type: "recorder";
         };
@@ -1371,6 +2638,31 @@ export interface components {
             previousSigningSecretExpiresAt: number | null;
             /** @description The new `whsec_…` secret; it signs from now on. */
             signingSecret: string;
+        };
+        /** @description A mentioned user. */
+        TaggedUserContact: {
+            contact: components["schemas"]["User"];
+            /** @description The mention's text. */
+            text?: string;
+            /** @description The tagged user's id; default `contact.userId`. */
+            userId?: string;
+        };
+        /** @description The recording's transcription (COMPAT §D.4); sent with the recorder webhook. */
+        Transcription: {
+            /** @description A summary of the recording. */
+            contentSummary?: string;
+            transcriptSegments?: components["schemas"]["TranscriptSegment"][];
+            /** @description A WebVTT file. */
+            vttFileUrl?: string;
+        };
+        /** @description One stretch of the transcript. */
+        TranscriptSegment: {
+            endTime?: string | number;
+            endTimeInSeconds?: number;
+            startTime?: string | number;
+            startTimeInSeconds?: number;
+            /** @description What was said. */
+            text: string;
         };
         /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
         User: {
@@ -1496,13 +2788,20 @@ export interface components {
             signingSecret: string;
             useWebhookService: boolean;
             webhookServiceConfig: {
-                /** @description Masked: only the last four characters are shown. */
-                authToken?: string;
+                /** @description Masked: only the last four characters are shown; `""` when unset. */
+                authToken: string;
+                /** @description Stored only (COMPAT §E.15). */
+                enableDataProtection: boolean;
                 encodeData: boolean;
                 encryptData: boolean;
-                processedNotificationUrl?: string;
-                publicKey?: string;
-                rawNotificationUrl?: string;
+                /** @enum {string} */
+                payloadFormat: "basic" | "advanced";
+                /** @description `""` when unset. */
+                processedNotificationUrl: string;
+                /** @description `""` when unset. */
+                publicKey: string;
+                /** @description `""` when unset. */
+                rawNotificationUrl: string;
                 triggers: {
                     [key: string]: boolean;
                 };
@@ -1557,23 +2856,34 @@ export interface components {
             /** @description How long the old secret keeps signing too, in seconds (at most 30 days); default 86400 (24 h). 0 stops it at once. */
             graceSeconds?: number;
         };
-        /** @description Fields merged into the stored configuration (SPEC §2.4). */
+        /** @description Fields merged into the stored configuration (SPEC §2.4, COMPAT §A.8). */
         WebhookServiceConfigPatch: {
             /** @description Sent as `Authorization: Basic <authToken>`; printable ASCII. `""` or null clears it. */
             authToken?: string | null;
+            /** @description Stored and returned; no effect in collabd. Default false. */
+            enableDataProtection?: boolean;
             /** @description Send `{encodedPayload: base64(JSON)}`. */
             encodeData?: boolean;
             /** @description Encrypt payloads; needs publicKey. */
             encryptData?: boolean;
+            /**
+             * @description Shape of raw payloads: `basic` (default) or `advanced`.
+             * @enum {string}
+             */
+            payloadFormat?: "basic" | "advanced";
             /** @description Absolute http(s) URL for processed events. `""` or null clears it. */
             processedNotificationUrl?: string | null;
             /** @description RSA ≥ 2048 bits, base64 DER or PEM. `""` or null clears it. */
             publicKey?: string | null;
             /** @description Absolute http(s) URL for raw events. `""` or null clears it. */
             rawNotificationUrl?: string | null;
-            /** @description Event key to boolean, merged key by key. */
+            /** @description Event key to boolean, merged key by key. Nested objects are accepted: `{"comment": {"add": true}}` is the key `comment.add`; stored flat. */
             triggers?: {
-                [key: string]: boolean;
+                [key: string]: boolean | {
+                    [key: string]: boolean | {
+                        [key: string]: boolean;
+                    };
+                };
             };
         };
     };
@@ -1830,6 +3140,1612 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    commentAnnotationsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "commentAnnotations": [
+                 *           {
+                 *             "annotationId": "thread-1",
+                 *             "location": {
+                 *               "id": "slide-3",
+                 *               "locationName": "Slide 3"
+                 *             },
+                 *             "priority": {
+                 *               "id": "P1",
+                 *               "name": "High"
+                 *             },
+                 *             "commentData": [
+                 *               {
+                 *                 "commentId": 100001,
+                 *                 "commentText": "Can we check {{u2}}'s figures?",
+                 *                 "from": {
+                 *                   "userId": "u1",
+                 *                   "name": "Ada",
+                 *                   "email": "ada@example.com"
+                 *                 },
+                 *                 "taggedUserContacts": [
+                 *                   {
+                 *                     "userId": "u2",
+                 *                     "contact": {
+                 *                       "userId": "u2",
+                 *                       "name": "Bob"
+                 *                     }
+                 *                   }
+                 *                 ],
+                 *                 "triggerNotification": true
+                 *               }
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment Annotation(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment Annotation(s) added successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "annotationId": "thread-1",
+                     *             "commentIds": [
+                     *               100001
+                     *             ],
+                     *             "message": "Added Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedCommentAnnotation"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentData": [
+                 *           {
+                 *             "commentId": 100002,
+                 *             "commentText": "Checked, they add up.",
+                 *             "from": {
+                 *               "userId": "u2",
+                 *               "name": "Bob"
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment(s) added successfully.",
+                     *         "data": [
+                     *           100002
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The new commentIds. */
+                            data: number[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments(s) deleted successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Deleted successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "userIds": [
+                 *           "u2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "commentId": 100002,
+                     *             "type": "text",
+                     *             "status": "added",
+                     *             "commentText": "Checked, they add up.",
+                     *             "from": {
+                     *               "userId": "u2",
+                     *               "name": "Bob"
+                     *             },
+                     *             "to": [],
+                     *             "taggedUserContacts": [],
+                     *             "attachments": [],
+                     *             "isCommentTextAvailable": true,
+                     *             "isDraft": false,
+                     *             "isEdited": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *             "recorders": [],
+                     *             "customList": [],
+                     *             "toOrganizationUserGroup": [],
+                     *             "reactionAnnotationIds": [],
+                     *             "reactionAnnotations": []
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: (components["schemas"]["Comment"] | null)[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002,
+                 *           999999
+                 *         ],
+                 *         "updatedData": {
+                 *           "commentText": "Checked: they add up."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment updated successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Updated successfully"
+                     *           },
+                     *           "999999": {
+                     *             "success": false,
+                     *             "id": 999999,
+                     *             "message": "Not found"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsCountV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1",
+                 *           "doc-2"
+                 *         ],
+                 *         "userId": "u2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsCountRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment count retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment count retrieved successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "total": 1,
+                     *             "unread": 1
+                     *           },
+                     *           "doc-2": {
+                     *             "total": 0,
+                     *             "unread": 0
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description documentId → counts. */
+                            data: {
+                                [key: string]: {
+                                    total: number;
+                                    unread: number;
+                                };
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations deleted successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "statusIds": [
+                 *           "OPEN"
+                 *         ],
+                 *         "pageSize": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotation(s) fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotation(s) fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "annotationId": "thread-1",
+                     *             "annotationNumber": 1,
+                     *             "type": "comment",
+                     *             "commentType": "manual",
+                     *             "comments": [
+                     *               {
+                     *                 "commentId": 100001,
+                     *                 "type": "text",
+                     *                 "status": "added",
+                     *                 "commentText": "Can we check {{u2}}'s figures?",
+                     *                 "from": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "to": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "name": "Bob"
+                     *                   }
+                     *                 ],
+                     *                 "taggedUserContacts": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "contact": {
+                     *                       "userId": "u2",
+                     *                       "name": "Bob"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "attachments": [],
+                     *                 "isCommentTextAvailable": true,
+                     *                 "isDraft": false,
+                     *                 "isEdited": false,
+                     *                 "createdAt": 1767225600000,
+                     *                 "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *                 "recorders": [],
+                     *                 "customList": [],
+                     *                 "toOrganizationUserGroup": [],
+                     *                 "reactionAnnotationIds": [],
+                     *                 "reactionAnnotations": []
+                     *               }
+                     *             ],
+                     *             "from": {
+                     *               "userId": "u1",
+                     *               "name": "Ada",
+                     *               "email": "ada@example.com"
+                     *             },
+                     *             "status": {
+                     *               "id": "OPEN",
+                     *               "name": "Open",
+                     *               "type": "default",
+                     *               "color": "#625DF5",
+                     *               "lightColor": "#E7E8FA"
+                     *             },
+                     *             "priority": {
+                     *               "id": "P1",
+                     *               "name": "High"
+                     *             },
+                     *             "location": {
+                     *               "id": "slide-3",
+                     *               "locationName": "Slide 3"
+                     *             },
+                     *             "visibilityConfig": {
+                     *               "type": "public"
+                     *             },
+                     *             "sourceType": "rest-api",
+                     *             "metadata": {
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "documentId": "doc-1",
+                     *               "folderId": "reports"
+                     *             },
+                     *             "subscribedUsers": {
+                     *               "u1": {
+                     *                 "user": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "type": "auto"
+                     *               },
+                     *               "u2": {
+                     *                 "user": {
+                     *                   "userId": "u2",
+                     *                   "name": "Bob"
+                     *                 },
+                     *                 "type": "auto"
+                     *               }
+                     *             },
+                     *             "unsubscribedUsers": {},
+                     *             "involvedUserIds": [
+                     *               "u1",
+                     *               "u2"
+                     *             ],
+                     *             "mentionedUserIds": [
+                     *               "u2"
+                     *             ],
+                     *             "hasDraftComments": false,
+                     *             "customList": [],
+                     *             "commentCategories": [],
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "locationId": 4338125493188208
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Threads (null for unknown annotationIds), or threads by document. */
+                            data: (components["schemas"]["CommentAnnotation"] | null)[] | {
+                                [key: string]: components["schemas"]["CommentAnnotation"][];
+                            };
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ],
+                 *         "updatedData": {
+                 *           "status": {
+                 *             "id": "RESOLVED",
+                 *             "name": "Resolved",
+                 *             "type": "terminal"
+                 *           },
+                 *           "resolvedByUserId": "u1",
+                 *           "statusUpdatedByUserId": "u1",
+                 *           "assignedTo": {
+                 *             "userId": "u2",
+                 *             "name": "Bob"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations updated successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Annotations updated successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "notificationId": "n-1",
+                 *         "actionUser": {
+                 *           "userId": "u1",
+                 *           "name": "Ada"
+                 *         },
+                 *         "displayHeadlineMessageTemplate": "{actionUser} mentioned you",
+                 *         "displayHeadlineMessageTemplateData": {
+                 *           "actionUser": {
+                 *             "userId": "u1",
+                 *             "name": "Ada"
+                 *           },
+                 *           "recipientUser": "u2"
+                 *         },
+                 *         "displayBodyMessage": "Can you check the totals?",
+                 *         "notifyUsers": [
+                 *           {
+                 *             "userId": "u2"
+                 *           },
+                 *           {
+                 *             "userId": "u3",
+                 *             "email": "u3@example.com"
+                 *           }
+                 *         ],
+                 *         "notificationSourceData": {
+                 *           "commentId": "c-7"
+                 *         },
+                 *         "notificationSource": "comment",
+                 *         "context": {
+                 *           "access": {
+                 *             "team": "finance",
+                 *             "level": 2
+                 *           },
+                 *           "anyKey": "kept"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification added successfully.",
+                     *         "data": {
+                     *           "success": true,
+                     *           "message": "Notification added successfully.",
+                     *           "id": "n-1"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationAdded"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsConfigGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u4",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "getOrganizationConfig": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User config fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User config fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "config": {
+                     *               "inbox": "MINE",
+                     *               "email": "NONE"
+                     *             },
+                     *             "metadata": {
+                     *               "organizationId": "org-1",
+                     *               "apiKey": "ak_example",
+                     *               "userId": "u4"
+                     *             }
+                     *           },
+                     *           {
+                     *             "config": {
+                     *               "inbox": "MINE",
+                     *               "email": "NONE"
+                     *             },
+                     *             "metadata": {
+                     *               "organizationId": "org-1",
+                     *               "apiKey": "ak_example",
+                     *               "documentId": "doc-1",
+                     *               "userId": "u4"
+                     *             }
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationConfigEntry"][];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsConfigSetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u4"
+                 *         ],
+                 *         "config": {
+                 *           "inbox": "MINE",
+                 *           "email": "NONE"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsConfigSetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User config set successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User config set successfully.",
+                     *         "data": {
+                     *           "u4": {
+                     *             "success": true,
+                     *             "userId": "u4",
+                     *             "message": "User config set successfully."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["NotificationConfigSetItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "notificationIds": [
+                 *           "n-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification(s) deleted successfully.",
+                     *         "data": {
+                     *           "n-1": {
+                     *             "success": true,
+                     *             "message": "Notification deleted."
+                     *           }
+                     *         },
+                     *         "deletedCount": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by notification id: every deleted notification, and every notificationIds entry not deleted. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            /** @description How many records were deleted. */
+                            deletedCount?: number;
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u2",
+                 *         "forYou": true,
+                 *         "pageSize": 50
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "id": "n-1",
+                     *             "notificationSource": "comment",
+                     *             "actionUser": {
+                     *               "userId": "u1",
+                     *               "name": "Ada"
+                     *             },
+                     *             "displayHeadlineMessageTemplate": "{actionUser} mentioned you",
+                     *             "displayHeadlineMessageTemplateData": {
+                     *               "actionUser": {
+                     *                 "userId": "u1",
+                     *                 "name": "Ada"
+                     *               },
+                     *               "recipientUser": "u2"
+                     *             },
+                     *             "displayBodyMessage": "Can you check the totals?",
+                     *             "notificationSourceData": {
+                     *               "commentId": "c-7"
+                     *             },
+                     *             "context": {
+                     *               "access": {
+                     *                 "team": "finance",
+                     *                 "level": 2
+                     *               },
+                     *               "anyKey": "kept"
+                     *             },
+                     *             "notifyUsers": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUsersByUserId": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUserObjects": [
+                     *               {
+                     *                 "userId": "u2"
+                     *               },
+                     *               {
+                     *                 "userId": "u3",
+                     *                 "email": "u3@example.com"
+                     *               }
+                     *             ],
+                     *             "readByUserIds": [],
+                     *             "metadata": {
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "documentId": "doc-1"
+                     *             },
+                     *             "timestamp": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "isUnread": true,
+                     *             "forYou": true
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Notification"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "verifyUserPermissions": true,
+                 *         "notifications": [
+                 *           {
+                 *             "id": "n-1",
+                 *             "readByUserIds": [
+                 *               "u2",
+                 *               "stranger"
+                 *             ],
+                 *             "persistReadForUsers": true
+                 *           },
+                 *           {
+                 *             "id": "n-other-doc",
+                 *             "displayBodyMessage": "edited"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification(s) updated successfully.",
+                     *         "data": {
+                     *           "n-1": {
+                     *             "success": true,
+                     *             "message": "Notification updated.",
+                     *             "details": [
+                     *               {
+                     *                 "field": "data.notifications[0].readByUserIds",
+                     *                 "id": "stranger",
+                     *                 "message": "User has no access to the document; not marked read."
+                     *               }
+                     *             ]
+                     *           },
+                     *           "n-other-doc": {
+                     *             "success": false,
+                     *             "message": "Failed to update notification."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by notification id. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) added successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Organization added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "reports",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report"
+                 *           },
+                 *           {
+                 *             "documentId": "doc-2",
+                 *             "accessType": "public"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) added successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Document added."
+                     *           },
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "reports"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "documentId": "doc-1",
+                     *             "documentName": "Q3 report",
+                     *             "organizationId": "org-1",
+                     *             "apiKey": "ak_example",
+                     *             "folderId": "reports",
+                     *             "accessType": "restricted",
+                     *             "inheritAccessFromParent": true,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
+                     *           },
+                     *           {
+                     *             "documentId": "doc-2",
+                     *             "documentName": "doc-2",
+                     *             "organizationId": "org-1",
+                     *             "apiKey": "ak_example",
+                     *             "folderId": "reports",
+                     *             "accessType": "public",
+                     *             "inheritAccessFromParent": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Document"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     foldersAddV1: {
         parameters: {
             query?: never;
@@ -1888,6 +4804,466 @@ export interface operations {
                                 [key: string]: components["schemas"]["AddedItem"];
                             };
                             message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "reports",
+                 *         "maxDepth": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Folder(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Folder(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "folderId": "reports",
+                     *             "folderName": "Reports",
+                     *             "parentFolderId": "root",
+                     *             "apiKey": "ak_example",
+                     *             "organizationId": "org-1",
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "ancestors": [
+                     *               "root"
+                     *             ],
+                     *             "accessType": "restricted",
+                     *             "inheritAccessFromParent": false,
+                     *             "subFolders": [
+                     *               {
+                     *                 "folderId": "q3",
+                     *                 "folderName": "Q3",
+                     *                 "parentFolderId": "reports",
+                     *                 "apiKey": "ak_example",
+                     *                 "organizationId": "org-1",
+                     *                 "createdAt": 1767225600000,
+                     *                 "lastUpdated": 1767225600000,
+                     *                 "ancestors": [
+                     *                   "root",
+                     *                   "reports"
+                     *                 ],
+                     *                 "accessType": "restricted",
+                     *                 "inheritAccessFromParent": true
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Folder"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderId": "q3",
+                 *         "folderName": "Q3 2026"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Folder updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Folder updated successfully.",
+                     *         "data": {
+                     *           "folderId": "q3",
+                     *           "folderName": "Q3 2026",
+                     *           "parentFolderId": "reports",
+                     *           "apiKey": "ak_example",
+                     *           "organizationId": "org-1",
+                     *           "createdAt": 1767225600000,
+                     *           "lastUpdated": 1767225600000,
+                     *           "ancestors": [
+                     *             "root",
+                     *             "reports"
+                     *           ],
+                     *           "accessType": "restricted",
+                     *           "inheritAccessFromParent": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Folder"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "pageSize": 100
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "organizationId": "org-1",
+                     *             "organizationName": "Acme",
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["Organization"][];
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "userIds": [
+                 *           "u4"
+                 *         ],
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data deletion process has been initiated.` */
+            202: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "success",
+                     *       "message": "Data deletion process has been initiated.",
+                     *       "data": {
+                     *         "jobId": "job-1",
+                     *         "tasksCount": 5
+                     *       },
+                     *       "statusCode": 202,
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data deletion process has been initiated.",
+                     *         "data": {
+                     *           "jobId": "job-1",
+                     *           "tasksCount": 5
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["UserDataDeletionJob"];
+                        message: string;
+                        result: {
+                            data: components["schemas"]["UserDataDeletionJob"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                        /** @constant */
+                        status: "success";
+                        /** @constant */
+                        statusCode: 202;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataDeleteStatusV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "jobId": "job-1"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataDeleteStatusRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data fetched successfully.",
+                     *         "data": {
+                     *           "isDeleteCompleted": true,
+                     *           "tasksLeft": 0,
+                     *           "lastTaskCompletedTime": 1767225600000
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserDataDeletionStatus"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDataGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userId": "u4"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDataGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data fetched successfully.",
+                     *         "data": {
+                     *           "comments": [],
+                     *           "reactions": [],
+                     *           "recordings": [],
+                     *           "notifications": [],
+                     *           "users": [],
+                     *           "activities": [],
+                     *           "grants": [],
+                     *           "notificationConfigs": [
+                     *             {
+                     *               "config": {
+                     *                 "inbox": "MINE",
+                     *                 "email": "NONE"
+                     *               },
+                     *               "updatedAt": 1767225600000
+                     *             }
+                     *           ]
+                     *         },
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserData"];
+                            message: string;
+                            /** @description The same token as `pageToken`; null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
                             /** @constant */
                             status: "success";
                         };
@@ -2042,16 +5418,19 @@ export interface operations {
                      *             "success": true,
                      *             "message": "Activity deleted."
                      *           }
-                     *         }
+                     *         },
+                     *         "deletedCount": 1
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            /** @description `{deletedCount}`, or per-id results when activityIds was given. */
-                            data: components["schemas"]["DeletedCount"] | {
+                            /** @description Keyed by activity id: every deleted record, and every activityIds entry not deleted. */
+                            data: {
                                 [key: string]: components["schemas"]["ItemResult"];
                             };
+                            /** @description How many records were deleted. */
+                            deletedCount?: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -2464,6 +5843,980 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    commentAnnotationsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "commentAnnotations": [
+                 *           {
+                 *             "annotationId": "thread-1",
+                 *             "location": {
+                 *               "id": "slide-3",
+                 *               "locationName": "Slide 3"
+                 *             },
+                 *             "priority": {
+                 *               "id": "P1",
+                 *               "name": "High"
+                 *             },
+                 *             "commentData": [
+                 *               {
+                 *                 "commentId": 100001,
+                 *                 "commentText": "Can we check {{u2}}'s figures?",
+                 *                 "from": {
+                 *                   "userId": "u1",
+                 *                   "name": "Ada",
+                 *                   "email": "ada@example.com"
+                 *                 },
+                 *                 "taggedUserContacts": [
+                 *                   {
+                 *                     "userId": "u2",
+                 *                     "contact": {
+                 *                       "userId": "u2",
+                 *                       "name": "Bob"
+                 *                     }
+                 *                   }
+                 *                 ],
+                 *                 "triggerNotification": true
+                 *               }
+                 *             ]
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment Annotation(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment Annotation(s) added successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "annotationId": "thread-1",
+                     *             "commentIds": [
+                     *               100001
+                     *             ],
+                     *             "message": "Added Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedCommentAnnotation"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentData": [
+                 *           {
+                 *             "commentId": 100002,
+                 *             "commentText": "Checked, they add up.",
+                 *             "from": {
+                 *               "userId": "u2",
+                 *               "name": "Bob"
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment(s) added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment(s) added successfully.",
+                     *         "data": [
+                     *           100002
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The new commentIds. */
+                            data: number[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments(s) deleted successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Deleted successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "userIds": [
+                 *           "u2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comments retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comments retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "commentId": 100002,
+                     *             "type": "text",
+                     *             "status": "added",
+                     *             "commentText": "Checked, they add up.",
+                     *             "from": {
+                     *               "userId": "u2",
+                     *               "name": "Bob"
+                     *             },
+                     *             "to": [],
+                     *             "taggedUserContacts": [],
+                     *             "attachments": [],
+                     *             "isCommentTextAvailable": true,
+                     *             "isDraft": false,
+                     *             "isEdited": false,
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *             "recorders": [],
+                     *             "customList": [],
+                     *             "toOrganizationUserGroup": [],
+                     *             "reactionAnnotationIds": [],
+                     *             "reactionAnnotations": []
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: (components["schemas"]["Comment"] | null)[];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentReactionsAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentId": 100002,
+                 *         "icon": "👍",
+                 *         "from": {
+                 *           "userId": "u1",
+                 *           "name": "Ada",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentReactionsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Reaction added.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Reaction added.",
+                     *         "data": {
+                     *           "success": true,
+                     *           "message": "Reaction added."
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The reaction was applied (idempotent). */
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentReactionsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentId": 100002,
+                 *         "icon": "👍",
+                 *         "from": {
+                 *           "userId": "u1",
+                 *           "name": "Ada",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentReactionsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Reaction removed.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Reaction removed.",
+                     *         "data": {
+                     *           "success": true,
+                     *           "message": "Reaction removed."
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The reaction was applied (idempotent). */
+                            data: {
+                                message: string;
+                                success: boolean;
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationId": "thread-1",
+                 *         "commentIds": [
+                 *           100002,
+                 *           999999
+                 *         ],
+                 *         "updatedData": {
+                 *           "commentText": "Checked: they add up."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment updated successfully.",
+                     *         "data": {
+                     *           "100002": {
+                     *             "success": true,
+                     *             "id": 100002,
+                     *             "message": "Updated successfully"
+                     *           },
+                     *           "999999": {
+                     *             "success": false,
+                     *             "id": 999999,
+                     *             "message": "Not found"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by commentId as text. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1",
+                 *           "doc-2"
+                 *         ],
+                 *         "userId": "u2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsCountRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Comment count retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Comment count retrieved successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "total": 1,
+                     *             "unread": 1
+                     *           },
+                     *           "doc-2": {
+                     *             "total": 0,
+                     *             "unread": 0
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description documentId → counts. */
+                            data: {
+                                [key: string]: {
+                                    total: number;
+                                    unread: number;
+                                };
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations deleted successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "statusIds": [
+                 *           "OPEN"
+                 *         ],
+                 *         "pageSize": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotation(s) fetched successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotation(s) fetched successfully.",
+                     *         "data": [
+                     *           {
+                     *             "annotationId": "thread-1",
+                     *             "annotationNumber": 1,
+                     *             "type": "comment",
+                     *             "commentType": "manual",
+                     *             "comments": [
+                     *               {
+                     *                 "commentId": 100001,
+                     *                 "type": "text",
+                     *                 "status": "added",
+                     *                 "commentText": "Can we check {{u2}}'s figures?",
+                     *                 "from": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "to": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "name": "Bob"
+                     *                   }
+                     *                 ],
+                     *                 "taggedUserContacts": [
+                     *                   {
+                     *                     "userId": "u2",
+                     *                     "contact": {
+                     *                       "userId": "u2",
+                     *                       "name": "Bob"
+                     *                     }
+                     *                   }
+                     *                 ],
+                     *                 "attachments": [],
+                     *                 "isCommentTextAvailable": true,
+                     *                 "isDraft": false,
+                     *                 "isEdited": false,
+                     *                 "createdAt": 1767225600000,
+                     *                 "lastUpdated": "2026-01-01T00:00:00.000Z",
+                     *                 "recorders": [],
+                     *                 "customList": [],
+                     *                 "toOrganizationUserGroup": [],
+                     *                 "reactionAnnotationIds": [],
+                     *                 "reactionAnnotations": []
+                     *               }
+                     *             ],
+                     *             "from": {
+                     *               "userId": "u1",
+                     *               "name": "Ada",
+                     *               "email": "ada@example.com"
+                     *             },
+                     *             "status": {
+                     *               "id": "OPEN",
+                     *               "name": "Open",
+                     *               "type": "default",
+                     *               "color": "#625DF5",
+                     *               "lightColor": "#E7E8FA"
+                     *             },
+                     *             "priority": {
+                     *               "id": "P1",
+                     *               "name": "High"
+                     *             },
+                     *             "location": {
+                     *               "id": "slide-3",
+                     *               "locationName": "Slide 3"
+                     *             },
+                     *             "visibilityConfig": {
+                     *               "type": "public"
+                     *             },
+                     *             "sourceType": "rest-api",
+                     *             "metadata": {
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "documentId": "doc-1",
+                     *               "folderId": "reports"
+                     *             },
+                     *             "subscribedUsers": {
+                     *               "u1": {
+                     *                 "user": {
+                     *                   "userId": "u1",
+                     *                   "name": "Ada",
+                     *                   "email": "ada@example.com"
+                     *                 },
+                     *                 "type": "auto"
+                     *               },
+                     *               "u2": {
+                     *                 "user": {
+                     *                   "userId": "u2",
+                     *                   "name": "Bob"
+                     *                 },
+                     *                 "type": "auto"
+                     *               }
+                     *             },
+                     *             "unsubscribedUsers": {},
+                     *             "involvedUserIds": [
+                     *               "u1",
+                     *               "u2"
+                     *             ],
+                     *             "mentionedUserIds": [
+                     *               "u2"
+                     *             ],
+                     *             "hasDraftComments": false,
+                     *             "customList": [],
+                     *             "commentCategories": [],
+                     *             "createdAt": 1767225600000,
+                     *             "lastUpdated": 1767225600000,
+                     *             "locationId": 4338125493188208
+                     *           }
+                     *         ],
+                     *         "pageToken": ""
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Threads (null for unknown annotationIds), or threads by document. */
+                            data: (components["schemas"]["CommentAnnotation"] | null)[] | {
+                                [key: string]: components["schemas"]["CommentAnnotation"][];
+                            };
+                            message: string;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    commentAnnotationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "annotationIds": [
+                 *           "thread-1"
+                 *         ],
+                 *         "updatedData": {
+                 *           "status": {
+                 *             "id": "RESOLVED",
+                 *             "name": "Resolved",
+                 *             "type": "terminal"
+                 *           },
+                 *           "resolvedByUserId": "u1",
+                 *           "statusUpdatedByUserId": "u1",
+                 *           "assignedTo": {
+                 *             "userId": "u2",
+                 *             "name": "Bob"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["CommentAnnotationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Annotations updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Annotations updated successfully.",
+                     *         "data": {
+                     *           "thread-1": {
+                     *             "success": true,
+                     *             "id": "thread-1",
+                     *             "message": "Annotations updated successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by annotationId. */
+                            data: {
+                                [key: string]: components["schemas"]["CommentItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     notificationsAdd: {
         parameters: {
             query?: never;
@@ -2503,6 +6856,14 @@ export interface operations {
                  *         ],
                  *         "notificationSourceData": {
                  *           "commentId": "c-7"
+                 *         },
+                 *         "notificationSource": "comment",
+                 *         "context": {
+                 *           "access": {
+                 *             "team": "finance",
+                 *             "level": 2
+                 *           },
+                 *           "anyKey": "kept"
                  *         }
                  *       }
                  *     }
@@ -2756,16 +7117,19 @@ export interface operations {
                      *             "success": true,
                      *             "message": "Notification deleted."
                      *           }
-                     *         }
+                     *         },
+                     *         "deletedCount": 1
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            /** @description `{deletedCount}`, or per-id results when notificationIds was given. */
-                            data: components["schemas"]["DeletedCount"] | {
+                            /** @description Keyed by notification id: every deleted notification, and every notificationIds entry not deleted. */
+                            data: {
                                 [key: string]: components["schemas"]["ItemResult"];
                             };
+                            /** @description How many records were deleted. */
+                            deletedCount?: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -2823,7 +7187,7 @@ export interface operations {
                      *         "data": [
                      *           {
                      *             "id": "n-1",
-                     *             "notificationSource": "custom",
+                     *             "notificationSource": "comment",
                      *             "actionUser": {
                      *               "userId": "u1",
                      *               "name": "Ada"
@@ -2840,7 +7204,22 @@ export interface operations {
                      *             "notificationSourceData": {
                      *               "commentId": "c-7"
                      *             },
-                     *             "notifyUsers": [
+                     *             "context": {
+                     *               "access": {
+                     *                 "team": "finance",
+                     *                 "level": 2
+                     *               },
+                     *               "anyKey": "kept"
+                     *             },
+                     *             "notifyUsers": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUsersByUserId": {
+                     *               "u2": true,
+                     *               "u3": true
+                     *             },
+                     *             "notifyUserObjects": [
                      *               {
                      *                 "userId": "u2"
                      *               },
@@ -2856,7 +7235,9 @@ export interface operations {
                      *               "documentId": "doc-1"
                      *             },
                      *             "timestamp": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "isUnread": true,
+                     *             "forYou": true
                      *           }
                      *         ],
                      *         "pageToken": ""
@@ -3631,7 +8012,23 @@ export interface operations {
                  *                 "type": "mp4",
                  *                 "size": 7340032
                  *               }
-                 *             ]
+                 *             ],
+                 *             "from": {
+                 *               "userId": "u1",
+                 *               "name": "Ada"
+                 *             },
+                 *             "transcription": {
+                 *               "transcriptSegments": [
+                 *                 {
+                 *                   "startTime": "00:00:00",
+                 *                   "endTime": "00:00:04",
+                 *                   "startTimeInSeconds": 0,
+                 *                   "endTimeInSeconds": 4,
+                 *                   "text": "Here is the new dashboard."
+                 *                 }
+                 *               ],
+                 *               "contentSummary": "A tour of the dashboard."
+                 *             }
                  *           }
                  *         ]
                  *       }
@@ -3813,7 +8210,23 @@ export interface operations {
                      *                 "size": 7340032
                      *               }
                      *             ],
-                     *             "latestVersion": 1
+                     *             "latestVersion": 1,
+                     *             "from": {
+                     *               "userId": "u1",
+                     *               "name": "Ada"
+                     *             },
+                     *             "transcription": {
+                     *               "transcriptSegments": [
+                     *                 {
+                     *                   "startTime": "00:00:00",
+                     *                   "endTime": "00:00:04",
+                     *                   "startTimeInSeconds": 0,
+                     *                   "endTimeInSeconds": 4,
+                     *                   "text": "Here is the new dashboard."
+                     *                 }
+                     *               ],
+                     *               "contentSummary": "A tour of the dashboard."
+                     *             }
                      *           }
                      *         ],
                      *         "pageToken": ""
@@ -4070,7 +8483,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -4103,7 +8516,14 @@ export interface operations {
                      *             "processedNotificationUrl": "https://hooks.example.com/processed",
                      *             "encodeData": false,
                      *             "encryptData": false,
+                     *             "publicKey": "",
+                     *             "enableDataProtection": false,
+                     *             "payloadFormat": "basic",
                      *             "triggers": {
+                     *               "crdt.update_data": false,
+                     *               "recorder.done": true,
+                     *               "comment_annotation.suggestion_accept": false,
+                     *               "comment_annotation.suggestion_reject": false,
                      *               "comment_annotation.add": true,
                      *               "comment.add": true,
                      *               "comment.update": true,
@@ -4113,7 +8533,8 @@ export interface operations {
                      *               "comment_annotation.priority_change": true,
                      *               "comment.reaction_add": true,
                      *               "comment.reaction_delete": true,
-                     *               "recorder.done": true
+                     *               "huddle.create": true,
+                     *               "huddle.join": true
                      *             }
                      *           },
                      *           "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -4159,8 +8580,12 @@ export interface operations {
                  *           "processedNotificationUrl": "https://hooks.example.com/processed",
                  *           "authToken": "checked-by-your-receiver",
                  *           "triggers": {
-                 *             "recorder.done": true
-                 *           }
+                 *             "recorder": {
+                 *               "done": true
+                 *             }
+                 *           },
+                 *           "enableDataProtection": false,
+                 *           "payloadFormat": "basic"
                  *         }
                  *       }
                  *     }

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { setFlagsFromString } from "node:v8";
 import pino from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
@@ -5,6 +6,7 @@ import type { Config } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { openServices } from "../services.js";
 import { DeliveryWorker } from "../webhooks/worker.js";
+import { superviseWorkers } from "./cluster.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -25,9 +27,13 @@ const HEAP_GROWING_PERCENT = 50;
 export async function serve(config: Config): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const logger = pino({ level: config.logLevel, base: { service: "collabd" } });
+  // COLLABD_WORKERS > 1: this process supervises, the workers (cluster.isWorker) serve.
+  if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config, logger);
+  const inWorker = cluster.isWorker;
   const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
+  // In a worker the supervisor did both bootstraps (src/cli/cluster.ts).
   const fixed =
-    config.bootstrapApiKey && config.bootstrapAuthToken
+    !inWorker && config.bootstrapApiKey && config.bootstrapAuthToken
       ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
       : null;
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
@@ -39,7 +45,7 @@ export async function serve(config: Config): Promise<void> {
     await app.listen({ port: config.port, host: config.host });
     // Generated credentials only once the address is ours: created and then not shown
     // (the port was taken), they would be lost for good (DESIGN §1).
-    const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
+    const outcome = fixed || inWorker ? null : await bootstrap(services.database.db, services.clock, null);
     worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
     worker.start();
     if (outcome?.kind === "created") {
@@ -58,7 +64,8 @@ export async function serve(config: Config): Promise<void> {
   }
   logger.info(
     { address: `http://${config.host}:${config.port}`, dialect: services.database.dialect },
-    "listening",
+    // A worker says so in other words: the supervisor's "listening" means every worker is up.
+    inWorker ? "worker listening" : "listening",
   );
 
   let stopping = false;

@@ -104,6 +104,10 @@ export interface WebhookConfigRow {
   previous_signing_secret: string | null;
   previous_secret_expires_at: number | null;
   updated_at: number;
+  /** COMPAT §A.8: stored and returned, no effect. */
+  enable_data_protection: number;
+  /** `basic` or `advanced` (COMPAT §D.5). */
+  payload_format: string;
 }
 
 export interface WebhookEventRow {
@@ -208,6 +212,43 @@ export interface WorkspaceUsageRow {
   pending_deliveries: number;
 }
 
+/** One comment thread (COMPAT §C.1): the public annotation, comments embedded, plus the columns its filters read. */
+export interface CommentAnnotationRow {
+  workspace_id: string;
+  organization_id: string;
+  annotation_id: string;
+  document_id: string;
+  annotation_number: number;
+  /** `location.id` as text, null without a location. */
+  location_id: string | null;
+  /** Author of the thread's first comment. */
+  from_user_id: string;
+  status_id: string;
+  resolved_by: string | null;
+  /** Author of the latest comment (count's `unread`); null when the thread has none left. */
+  last_comment_user_id: string | null;
+  created_at: number;
+  last_updated: number;
+  record: string;
+}
+
+/** A user a thread involves, by role: `author`, `tagged`, `assigned`, `subscribed`. */
+export interface CommentAnnotationUserRow {
+  workspace_id: string;
+  organization_id: string;
+  user_id: string;
+  role: string;
+  annotation_id: string;
+}
+
+/** The last annotation number handed out in a document. */
+export interface CommentSequenceRow {
+  workspace_id: string;
+  organization_id: string;
+  document_id: string;
+  last_number: number;
+}
+
 /** A user's notification preferences in an organization; `document_id` "" is the organization-wide default. */
 export interface NotificationConfigRow {
   workspace_id: string;
@@ -263,6 +304,9 @@ export interface Tables {
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
   workspace_usage: WorkspaceUsageRow;
+  comment_annotations: CommentAnnotationRow;
+  comment_annotation_users: CommentAnnotationUserRow;
+  comment_sequences: CommentSequenceRow;
   notification_configs: NotificationConfigRow;
   privacy_jobs: PrivacyJobRow;
   privacy_tasks: PrivacyTaskRow;

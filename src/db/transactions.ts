@@ -91,3 +91,17 @@ export function claimedForUpdate<Q extends Lockable<Q & { skipLocked(): Q }>>(db
 export async function notifyOnCommit(trx: Db, channel: string): Promise<void> {
   if (isPostgresExecutor(trx)) await sql`select pg_notify(${channel}, '')`.execute(trx);
 }
+
+/**
+ * Transaction-scoped advisory locks on `keys` (PostgreSQL), taken in one order so two
+ * callers with overlapping keys cannot deadlock on them: writers of the same keys then run
+ * one after the other, each seeing what the one before committed. A hash collision only
+ * serializes two unrelated keys. SQLite has one writer: nothing to take.
+ */
+export async function lockKeys(trx: Db, space: number, keys: readonly string[]): Promise<void> {
+  if (!isPostgresExecutor(trx) || keys.length === 0) return;
+  await sql`select pg_advisory_xact_lock(${space}, k) from (
+      select distinct hashtext(key) as k from unnest(${[...keys]}::text[]) as key order by k) keys`.execute(
+    trx,
+  );
+}

@@ -1,4 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
+import Fastify, {
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+  LogController,
+} from "fastify";
 import { Counter } from "prom-client";
 import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
@@ -8,6 +13,7 @@ import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
 import { ErasureWorker } from "../privacy/worker.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
+import { withAliases } from "./aliases.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { registerConsole } from "./console.js";
@@ -89,7 +95,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return reply.code(apiError.httpStatus).type(JSON_TYPE).send(errorBody(apiError));
   });
 
-  const operations = options.operations ?? allOperations;
+  const operations = withAliases(options.operations ?? allOperations);
   const operationPaths = new Set(operations.map((op) => op.path));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "";
@@ -111,7 +117,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
   registerQuotaMetrics(app, registry, services);
-  await registerOpenApi(app, operations);
+  await registerOpenApi(app, options.operations ?? allOperations);
   registerConsole(app);
 
   if (config.benchEcho) {
@@ -164,6 +170,18 @@ function registerOperation(scope: FastifyInstance, op: Operation, config: Config
     {
       // Validates the request; the responses are documented in /openapi.json (openapi-document.ts).
       schema: { body: Envelope(withLimits(op.data, config)) },
+      config: { bodyOptional: op.bodyOptional === true },
+      ...(op.bodyOptional
+        ? {
+            // No body (no content type), or `{}`: the empty envelope (an empty JSON body: body.ts).
+            preValidation: async (request: FastifyRequest) => {
+              const body = request.body;
+              if (body === undefined || body === null) request.body = { data: {} };
+              else if (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0)
+                request.body = { data: {} };
+            },
+          }
+        : {}),
     },
     async (request, reply) => {
       const outcome = await op.handle(request.ctx, (request.body as { data: never }).data);

@@ -21,6 +21,9 @@ export function registerJsonParser(app: FastifyInstance, bodyLimit: number): voi
   app.addContentTypeParser("application/json", (request, payload, done) => {
     readBody(payload, request.headers, bodyLimit, (error, body) => {
       if (error) return done(error, undefined);
+      // An operation whose body may be left out takes an empty one as `{"data": {}}` (operation.ts).
+      if (body!.length === 0 && (request.routeOptions.config as { bodyOptional?: boolean }).bodyOptional)
+        return done(null, { data: {} });
       try {
         done(null, parseJson(body!));
       } catch (parseError) {

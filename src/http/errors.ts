@@ -17,8 +17,24 @@ interface SchemaError {
  * field in the client's own terms: `data.activities[2].featureType`.
  */
 export function formatSchemaErrors(errors: readonly SchemaError[]): ApiError {
-  const details = errors.map(describe);
+  const details = [...(unionOfTypes(errors) ?? []), ...errors.map(describe)];
   return invalidArgument(details[0]?.message ?? "The request is invalid.", details);
+}
+
+/**
+ * A value of none of a union's types (`string | number`, a User object or a string) fails
+ * every branch with a type error at its own path: one message naming every type it may be.
+ */
+function unionOfTypes(errors: readonly SchemaError[]): ErrorDetail[] | null {
+  const union = errors.findIndex((e) => e.keyword === "anyOf");
+  if (union < 1) return null;
+  const path = errors[union]!.instancePath;
+  const branches = errors.slice(0, union);
+  if (!branches.every((e) => e.keyword === "type" && e.instancePath === path)) return null;
+  const at = fieldPath(path);
+  const field = at === "" ? "The request body" : at;
+  const types = [...new Set(branches.map((e) => article(String(e.params.type))))];
+  return [{ ...(at === "" ? {} : { field: at }), message: `${field} must be ${types.join(" or ")}.` }];
 }
 
 function describe(error: SchemaError): ErrorDetail {

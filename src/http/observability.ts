@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client
 import { AUTH_MESSAGES } from "../areas/workspaces/service.js";
 import type { Database } from "../db/database.js";
 import { ApiError } from "../errors.js";
+import { metricsText, shareMetrics } from "./cluster-metrics.js";
 import { registerStorageMetrics } from "./storage-metrics.js";
 
 /** Auth failure messages (DESIGN §2) to the `reason` label of collabd_auth_failures_total. */
@@ -26,6 +27,7 @@ export function registerObservability(
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: "collabd_" });
   registerStorageMetrics(app, database, registry);
+  shareMetrics(registry);
   const requests = new Counter({
     name: "collabd_http_requests_total",
     help: "HTTP requests by operation and status code.",
@@ -87,7 +89,7 @@ export function registerObservability(
   });
 
   app.get("/metrics", async (_request, reply) => {
-    return reply.type(registry.contentType).send(await registry.metrics());
+    return reply.type(registry.contentType).send(await metricsText(registry));
   });
 
   return registry;

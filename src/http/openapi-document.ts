@@ -1,5 +1,6 @@
 import type { TSchema } from "typebox";
 import type { ErrorStatus } from "../errors.js";
+import { withAliases } from "./aliases.js";
 import type { Operation } from "./operation.js";
 import { DOC_AS, DOC_NAME, Envelope, Success } from "./schemas.js";
 
@@ -116,12 +117,14 @@ const INFO_DESCRIPTION =
   "with `Allow: POST`; an unknown path 404 NOT_FOUND. Every response carries `x-request-id`.";
 
 /** Builds the document; pure and deterministic (the typed client is generated from it). */
-export function openApiDocument(operations: readonly Operation[]): Json {
+export function openApiDocument(served: readonly Operation[]): Json {
   const schemas = new SchemaRegistry();
   const paths: Json = {};
+  const operations = withAliases(served);
   for (const op of operations) {
+    // An alias refers to its operation's request schema by that operation's name (COMPAT §F).
     const requestSchema = schemas.convert(
-      Envelope(schemas.name(op.data, `${pascal(op.operationId)}Request`)),
+      Envelope(schemas.name(op.data, `${pascal((op.aliasOf ?? op).operationId)}Request`)),
     );
     const successSchema = schemas.convert(
       Success(op.result, {
@@ -137,8 +140,9 @@ export function openApiDocument(operations: readonly Operation[]): Json {
         summary: op.summary,
         description: op.description ?? op.summary,
         tags: [op.tag],
+        ...(op.aliasOf ? { "x-alias-of": op.aliasOf.path } : {}),
         requestBody: {
-          required: true,
+          required: op.bodyOptional !== true,
           content: { "application/json": { schema: requestSchema, example: { data: example.data } } },
         },
         responses: {

@@ -40,6 +40,13 @@ export interface Operation<D extends TSchema = TSchema> {
   /** Schemas of keys sent inside `result` beside `data` and `pageToken`. */
   readonly resultExtras?: Readonly<Record<string, TSchema>>;
   /**
+   * The body may be left out: no body, `{}` and `{"data": {}}` all mean `{"data": {}}`
+   * (webhookconfig get, COMPAT §A.8).
+   */
+  readonly bodyOptional?: boolean;
+  /** Set on a v1 path's alias of this operation (src/http/aliases.ts): the operation it serves. */
+  readonly aliasOf?: Operation;
+  /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
    * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
    */

@@ -1,5 +1,6 @@
 import { accessOperations } from "../areas/access/routes.js";
 import { activityOperations } from "../areas/activities/routes.js";
+import { commentOperations } from "../areas/comments/routes.js";
 import { documentOperations } from "../areas/documents/routes.js";
 import { folderOperations } from "../areas/folders/routes.js";
 import { notificationConfigOperations } from "../areas/notification-config/routes.js";
@@ -21,5 +22,6 @@ export const allOperations: readonly Operation[] = [
   ...documentOperations,
   ...accessOperations,
   ...webhookOperations,
+  ...commentOperations,
   ...userDataOperations,
 ];

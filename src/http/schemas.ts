@@ -176,6 +176,9 @@ export const Acknowledgement = named(
   Closed({ success: Type.Boolean(), message: Type.String() }, "The request was applied."),
 );
 
+/** `result.deletedCount` beside a delete's per-item map (COMPAT §A.1, §A.6: an extra). */
+export const DELETED_COUNT = Type.Integer({ minimum: 0, description: "How many records were deleted." });
+
 export const DeletedCount = named(
   "DeletedCount",
   Closed({ deletedCount: Type.Integer({ minimum: 0 }) }, "How many records were deleted."),

@@ -21,3 +21,18 @@ export function outcomesById(
     ]),
   );
 }
+
+/**
+ * A delete's per-item map in every request shape (COMPAT §A.1, §A.6): each deleted id
+ * succeeds; each requested id that was not deleted fails. Keys follow the request's ids when
+ * given (a delete by ids deletes nothing else), else the order of deletion.
+ */
+export function deletedItems(
+  deleted: readonly string[],
+  requested: readonly string[] | undefined,
+  succeeded: string,
+  failed: string,
+): Record<string, ItemOutcome> {
+  if (requested) return outcomesById(requested, new Set(deleted), succeeded, failed);
+  return Object.fromEntries(deleted.map((id) => [id, { success: true, message: succeeded }]));
+}

@@ -1,65 +1,71 @@
-import { type Kysely, PostgresAdapter } from "kysely";
+import type { Kysely } from "kysely";
 import type { ActivityRow, Tables } from "../db/tables.js";
+import { lockedForUpdate, lockKeys } from "../db/transactions.js";
 import type { UsageDelta } from "./check.js";
 
 /**
- * Activities on SQLite are accounted by their verbs rather than by row triggers
- * (migration 0007): this is what each of their writes changes, computed from what the
- * verb already holds. SQLite runs one write transaction at a time, so a lookup before the
- * write is exact. On PostgreSQL statement triggers see the rows each statement really
- * replaced (a concurrent insert of the same id included), so these answer null there.
+ * Activities are accounted by their verbs rather than by triggers (migration 0007 on
+ * SQLite, 0008 on PostgreSQL): this is what each of their writes changes, computed from what
+ * the verb already holds, charged in one statement per request. Exact on PostgreSQL too,
+ * where writers run concurrently: a record's size before a write is read under the row's
+ * lock (`FOR UPDATE`), and writers of one client-chosen id queue on an advisory lock before
+ * that read, so an id another transaction is inserting is seen as replaced, not new.
  */
 
 const bytesOf = (text: string) => Buffer.byteLength(text, "utf8");
 
-const countedByTriggers = (trx: Kysely<Tables>) => trx.getExecutor().adapter instanceof PostgresAdapter;
+/** The first key of the advisory locks on activity ids (the second is the id's hash). */
+const ID_LOCKS = 0x61_63_74;
 
 /**
  * An upsert of `rows` (one organization): a new id adds a record and its bytes, a replaced
  * one changes bytes only. Only ids the client chose can exist already (generated ids are
  * new: 80 random bits after the millisecond), so only those cost a lookup. Call it before
- * the upsert.
+ * the upsert, in its transaction.
  */
 export async function upsertDelta(
   trx: Kysely<Tables>,
   rows: readonly ActivityRow[],
   givenIds: readonly string[],
-): Promise<UsageDelta | null> {
-  if (countedByTriggers(trx)) return null;
+): Promise<UsageDelta> {
   let records = rows.length;
   let bytes = 0;
   for (const row of rows) bytes += bytesOf(row.record);
   const first = rows[0];
   if (first && givenIds.length > 0) {
-    const replaced = await trx
-      .selectFrom("activities")
-      .select((eb) => eb.fn<number>("octet_length", ["record"]).as("bytes"))
-      .where("workspace_id", "=", first.workspace_id)
-      .where("organization_id", "=", first.organization_id)
-      .where("id", "in", [...new Set(givenIds)])
-      .execute();
+    const ids = [...new Set(givenIds)];
+    const { workspace_id, organization_id } = first;
+    await lockKeys(
+      trx,
+      ID_LOCKS,
+      ids.map((id) => JSON.stringify([workspace_id, organization_id, id])),
+    );
+    const replaced = await lockedForUpdate(
+      trx,
+      trx
+        .selectFrom("activities")
+        .select((eb) => eb.fn<number>("octet_length", ["record"]).as("bytes"))
+        .where("workspace_id", "=", first.workspace_id)
+        .where("organization_id", "=", first.organization_id)
+        .where("id", "in", ids)
+        .orderBy("id"),
+    ).execute();
     records -= replaced.length;
     for (const row of replaced) bytes -= row.bytes;
   }
   return { records, bytes };
 }
 
-/** Records rewritten in place: the difference in their size. */
-export function rewriteDelta(
-  trx: Kysely<Tables>,
-  before: readonly string[],
-  after: readonly string[],
-): UsageDelta | null {
-  if (countedByTriggers(trx)) return null;
+/** Records rewritten in place (their `before` texts read under lock): the difference in their size. */
+export function rewriteDelta(before: readonly string[], after: readonly string[]): UsageDelta {
   let bytes = 0;
   for (const text of after) bytes += bytesOf(text);
   for (const text of before) bytes -= bytesOf(text);
   return { records: 0, bytes };
 }
 
-/** Deleted records, given their stored sizes. */
-export function deleteDelta(trx: Kysely<Tables>, sizes: readonly number[]): UsageDelta | null {
-  if (countedByTriggers(trx)) return null;
+/** Deleted records, given their stored sizes (as the delete returned them). */
+export function deleteDelta(sizes: readonly number[]): UsageDelta {
   let bytes = 0;
   for (const size of sizes) bytes -= size;
   return { records: -sizes.length, bytes };

@@ -1,7 +1,8 @@
-import { type Kysely, PostgresAdapter, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Quotas } from "../config.js";
 import type { Ctx } from "../context.js";
 import type { Tables, WorkspaceUsageRow } from "../db/tables.js";
+import { isPostgresExecutor } from "../db/transactions.js";
 import { ApiError } from "../errors.js";
 
 /** The quotas by the name used in messages and in the `quota` label of the metrics. */
@@ -61,7 +62,7 @@ export async function checkQuotas(trx: Kysely<Tables>, ctx: Ctx): Promise<void> 
   const limits = ctx.config.quotas;
   if (unlimited(limits)) return;
   const usage = await sumUsage(trx, ctx.workspace.id);
-  if (trx.getExecutor().adapter instanceof PostgresAdapter && nearAQuota(limits, usage)) {
+  if (isPostgresExecutor(trx) && nearAQuota(limits, usage)) {
     await sql`select pg_advisory_xact_lock(${LOCK_SPACE}, hashtext(${ctx.workspace.id}))`.execute(trx);
     refuseBeyond(limits, await sumUsage(trx, ctx.workspace.id));
     return;
@@ -104,7 +105,11 @@ async function sumUsage(trx: Kysely<Tables>, workspaceId: string): Promise<Usage
     ])
     .where("workspace_id", "=", workspaceId)
     .executeTakeFirstOrThrow();
-  // PostgreSQL sums bigints as numeric, which pg hands over as strings.
+  return toUsage(row);
+}
+
+// PostgreSQL sums bigints as numeric, which pg hands over as strings.
+function toUsage(row: Record<keyof Usage, string | number>): Usage {
   return {
     records: Number(row.records),
     bytes: Number(row.bytes),
@@ -121,13 +126,21 @@ export interface UsageDelta {
 
 /**
  * Adds `delta` to the workspace's usage and refuses the transaction if a quota is now
- * exceeded: one statement per request, whatever the number of records. A null delta was
- * counted by triggers already: then this is `checkQuotas`.
+ * exceeded: one statement per request, whatever the number of records, which also answers
+ * the workspace's usage (no second read). A null or zero delta: this is `checkQuotas`.
+ * Near a quota on PostgreSQL the check serializes as `checkQuotas` does.
  */
 export async function chargeUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDelta | null): Promise<void> {
   if (delta === null || (delta.records === 0 && delta.bytes === 0)) return checkQuotas(trx, ctx);
-  const usage = await addUsage(trx, ctx, delta);
-  if (usage && !unlimited(ctx.config.quotas)) refuseBeyond(ctx.config.quotas, usage);
+  const usage = await addUsage(trx, ctx.workspace.id, delta);
+  const limits = ctx.config.quotas;
+  if (unlimited(limits)) return;
+  if (isPostgresExecutor(trx) && nearAQuota(limits, usage)) {
+    await sql`select pg_advisory_xact_lock(${LOCK_SPACE}, hashtext(${ctx.workspace.id}))`.execute(trx);
+    refuseBeyond(limits, await sumUsage(trx, ctx.workspace.id));
+    return;
+  }
+  refuseBeyond(limits, usage);
 }
 
 /** Takes `delta` (a delete's, negative) off the workspace's usage, refusing nothing. */
@@ -136,20 +149,47 @@ export async function releaseUsage(
   ctx: Pick<Ctx, "workspace">,
   delta: UsageDelta | null,
 ): Promise<void> {
-  if (delta !== null && (delta.records !== 0 || delta.bytes !== 0)) await addUsage(trx, ctx, delta);
+  if (delta !== null && (delta.records !== 0 || delta.bytes !== 0))
+    await addUsage(trx, ctx.workspace.id, delta);
 }
 
-function addUsage(trx: Kysely<Tables>, ctx: Pick<Ctx, "workspace">, delta: UsageDelta) {
-  return trx
-    .updateTable("workspace_usage")
-    .set((eb) => ({
-      records: eb("records", "+", delta.records),
-      bytes: eb("bytes", "+", delta.bytes),
-    }))
-    .where("workspace_id", "=", ctx.workspace.id)
-    .where("shard", "=", 0)
-    .returning(["records", "bytes", "folders", "pending_deliveries"])
-    .executeTakeFirst();
+/**
+ * Usage rows per workspace on PostgreSQL, as migration 0007's triggers write them: a
+ * connection adds to row `pg_backend_pid() % USAGE_SHARDS`, so concurrent writers of one
+ * workspace do not queue on one row lock until their commits.
+ */
+const USAGE_SHARDS = 16;
+
+/** Adds `delta` and answers the workspace's usage after it. */
+async function addUsage(trx: Kysely<Tables>, workspaceId: string, delta: UsageDelta): Promise<Usage> {
+  if (!isPostgresExecutor(trx)) {
+    const row = await trx
+      .updateTable("workspace_usage")
+      .set((eb) => ({
+        records: eb("records", "+", delta.records),
+        bytes: eb("bytes", "+", delta.bytes),
+      }))
+      .where("workspace_id", "=", workspaceId)
+      .where("shard", "=", 0)
+      .returning(["records", "bytes", "folders", "pending_deliveries"])
+      .executeTakeFirstOrThrow();
+    return toUsage(row);
+  }
+  // This connection's row, then the others as committed when the statement began: what a
+  // separate sum after the update would see, in one round trip.
+  const { rows } = await sql<Record<keyof Usage, string | number>>`
+    with mine as (
+      insert into workspace_usage as u (workspace_id, shard, records, bytes)
+      values (${workspaceId}, pg_backend_pid() % ${sql.lit(USAGE_SHARDS)}, ${delta.records}, ${delta.bytes})
+      on conflict (workspace_id, shard) do update
+      set records = u.records + excluded.records, bytes = u.bytes + excluded.bytes
+      returning shard, records, bytes, folders, pending_deliveries)
+    select m.records + coalesce(sum(o.records), 0) as records, m.bytes + coalesce(sum(o.bytes), 0) as bytes,
+      m.folders + coalesce(sum(o.folders), 0) as folders,
+      m.pending_deliveries + coalesce(sum(o.pending_deliveries), 0) as pending_deliveries
+    from mine m left join workspace_usage o on o.workspace_id = ${workspaceId} and o.shard <> m.shard
+    group by m.records, m.bytes, m.folders, m.pending_deliveries`.execute(trx);
+  return toUsage(rows[0]!);
 }
 
 function unlimited(limits: Quotas): boolean {

@@ -4,7 +4,7 @@ import type { Ctx } from "../context.js";
 import { fixedBatches } from "../db/batches.js";
 import type { Tables, WebhookDeliveryRow, WebhookEventRow } from "../db/tables.js";
 import { notifyOnCommit } from "../db/transactions.js";
-import { buildPayloads, type OutboxEvent } from "./payloads.js";
+import { advancedPayload, buildPayloads, type OutboxEvent } from "./payloads.js";
 
 export type { OutboxEvent } from "./payloads.js";
 export { activityEvent, recordingEvent } from "./payloads.js";
@@ -34,7 +34,7 @@ export async function emitEvents(
   if (events.length === 0) return;
   const config = await trx
     .selectFrom("webhook_configs")
-    .select(["enabled", "raw_url", "processed_url", "triggers"])
+    .select(["enabled", "raw_url", "processed_url", "triggers", "payload_format"])
     .where("workspace_id", "=", ctx.workspace.id)
     .executeTakeFirst();
   if (config?.enabled !== 1 || (config.raw_url === null && config.processed_url === null)) return;
@@ -46,6 +46,11 @@ export async function emitEvents(
   for (const event of events) {
     if (triggers[event.event] !== true) continue;
     const payloads = buildPayloads(ctx.workspace.id, event);
+    // The advanced format (COMPAT §D.5) reshapes the raw payload; processed payloads keep theirs.
+    const raw =
+      config.payload_format === "advanced"
+        ? JSON.stringify(advancedPayload(JSON.parse(payloads.raw) as Record<string, unknown>))
+        : payloads.raw;
     const eventId = ctx.ids();
     eventRows.push({
       workspace_id: ctx.workspace.id,
@@ -58,7 +63,7 @@ export async function emitEvents(
       record_id: payloads.recordId,
     });
     for (const [kind, url, payload] of [
-      ["raw", config.raw_url, payloads.raw],
+      ["raw", config.raw_url, raw],
       ["processed", config.processed_url, payloads.processed],
     ] as const) {
       if (url === null) continue;

@@ -4,6 +4,8 @@
  * front, so retries resend exactly the same JSON.
  */
 
+import { type CommentEventFields, commentPayloads } from "./comment-payloads.js";
+
 type Json = Record<string, unknown>;
 
 /** One event as the outbox receives it; `record` may still be the stored JSON text. */
@@ -24,7 +26,8 @@ export type OutboxEvent =
       readonly actionUser?: unknown;
       /** The public recording annotation (SPEC §2.2), object or JSON text. */
       readonly record: string | Json;
-    };
+    }
+  | ({ readonly type: "comment" } & CommentEventFields);
 
 export interface Payloads {
   readonly organizationId: string;
@@ -57,64 +60,201 @@ export const recordingEvent = (row: {
   record: row.record,
 });
 
+/**
+ * The trigger keys the original names by a word (COMPAT §D.3): `actionType` carries the word,
+ * `event` the key. Any other key is its own `actionType`.
+ */
+export const ACTION_WORDS: Readonly<Record<string, string>> = {
+  "comment_annotation.add": "newlyAdded",
+  "comment.add": "added",
+  "comment.update": "updated",
+  "comment.delete": "deleted",
+  "comment_annotation.status_change": "statusChanged",
+  "comment_annotation.assign": "assigned",
+  "comment_annotation.priority_change": "priorityChanged",
+  "comment.reaction_add": "reactionAdded",
+  "comment.reaction_delete": "reactionDeleted",
+  "comment_annotation.suggestion_accept": "suggestionAccepted",
+  "comment_annotation.suggestion_reject": "suggestionRejected",
+  "recorder.done": "done",
+};
+
+export const actionTypeOf = (event: string): string => ACTION_WORDS[event] ?? event;
+
+/** Where an event happened, as the basic payload's `metadata` says it (COMPAT §D.2). */
+export interface EventPlace {
+  readonly organizationId: string;
+  readonly documentId: string;
+  readonly documentName?: string;
+  readonly folderId?: string;
+}
+
+/**
+ * The basic payload of COMPAT §D.2, without `webhookId` (spliced in per delivery): the
+ * trigger key's word as `actionType`, the key itself as `event`, `metadata` with the
+ * client ids under both names, `platform` `api`, then the event's own fields (`activity`,
+ * `recording`, `commentAnnotation`, `targetComment` …). Every emitter builds on this one.
+ */
+export function basicPayload(
+  apiKey: string,
+  event: string,
+  common: {
+    readonly notificationSource: string;
+    readonly actionUser?: unknown;
+    readonly place: EventPlace;
+    readonly timestamp: number;
+  },
+  fields: Json = {},
+): Json {
+  return {
+    event,
+    actionType: actionTypeOf(event),
+    notificationSource: common.notificationSource,
+    ...(common.actionUser === undefined ? {} : { actionUser: common.actionUser }),
+    metadata: eventMetadata(apiKey, common.place),
+    platform: "api",
+    timestamp: common.timestamp,
+    ...fields,
+  };
+}
+
+export function eventMetadata(apiKey: string, place: EventPlace): Json {
+  return {
+    apiKey,
+    organizationId: place.organizationId,
+    documentId: place.documentId,
+    clientOrganizationId: place.organizationId,
+    clientDocumentId: place.documentId,
+    ...(place.documentName === undefined ? {} : { documentName: place.documentName }),
+    ...(place.folderId === undefined ? {} : { folderId: place.folderId }),
+  };
+}
+
+/**
+ * The advanced payload of COMPAT §D.5, made from a basic one: `{event, actionType, source,
+ * data, platform}` plus the notification config maps when present; `actionType` is the
+ * key's part after the first dot.
+ */
+export function advancedPayload(basic: Json): Json {
+  const {
+    event,
+    actionType: _word,
+    notificationSource,
+    platform,
+    usersOrganizationNotificationsConfig,
+    usersDocumentNotificationsConfig,
+    ...data
+  } = basic;
+  const key = String(event);
+  const dot = key.indexOf(".");
+  return {
+    event,
+    actionType: dot === -1 ? key : key.slice(dot + 1),
+    source: notificationSource,
+    data,
+    platform,
+    ...(usersOrganizationNotificationsConfig === undefined ? {} : { usersOrganizationNotificationsConfig }),
+    ...(usersDocumentNotificationsConfig === undefined ? {} : { usersDocumentNotificationsConfig }),
+  };
+}
+
+/** Comment keys an activity may carry (COMPAT §D.3): the payload adds the thread and comment. */
+const COMMENT_KEYS = new Set(Object.keys(ACTION_WORDS).filter((key) => key.startsWith("comment")));
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
+  if (event.type === "comment") {
+    const { organizationId, documentId } = event;
+    const recordId = String(event.commentAnnotation.annotationId ?? "");
+    return { organizationId, documentId, recordId, ...commentPayloads(apiKey, event) };
+  }
   const record = typeof event.record === "string" ? (JSON.parse(event.record) as Json) : event.record;
   if (event.type === "activity") {
     const metadata = (record.metadata ?? {}) as Json;
     const organizationId = String(metadata.organizationId ?? "");
     const documentId = String(metadata.documentId ?? "");
-    const common = { event: event.event, actionType: record.actionType ?? event.event };
+    const place = { organizationId, documentId };
+    const actionUser = record.actionUser ?? null;
+    const comment: Json = COMMENT_KEYS.has(event.event)
+      ? {
+          commentAnnotation: isObject(record.entityData)
+            ? record.entityData
+            : { annotationId: record.targetEntityId ?? null },
+          ...(isObject(record.entityTargetData) ? { targetComment: record.entityTargetData } : {}),
+        }
+      : {};
+    const common = {
+      notificationSource: String(record.featureType),
+      actionUser,
+      place,
+      timestamp: Number(record.timestamp),
+    };
     return {
       organizationId,
       documentId,
       recordId: String(record.id ?? ""),
-      raw: JSON.stringify({
-        ...common,
-        notificationSource: record.featureType,
-        actionUser: record.actionUser ?? null,
-        metadata: { apiKey, organizationId, documentId },
-        platform: "api",
-        timestamp: record.timestamp,
-        activity: record,
-      }),
+      raw: JSON.stringify(basicPayload(apiKey, event.event, common, { ...comment, activity: record })),
       processed: JSON.stringify({
-        ...common,
-        from: record.actionUser ?? null,
+        event: event.event,
+        actionType: actionTypeOf(event.event),
+        notificationSource: common.notificationSource,
+        from: actionUser,
         displayMessage: render(
           typeof record.displayMessageTemplate === "string" ? record.displayMessageTemplate : "",
           (record.displayMessageTemplateData ?? {}) as Json,
         ),
         targetEntityId: record.targetEntityId ?? null,
-        metadata: { apiKey, organizationId, documentId },
+        metadata: eventMetadata(apiKey, place),
         timestamp: record.timestamp,
       }),
     };
   }
   const { organizationId, documentId, timestamp } = event;
-  const metadata = { apiKey, organizationId, documentId };
-  const actionUser = event.actionUser ?? null;
-  const common = { event: event.event, actionType: event.event };
+  const place = { organizationId, documentId };
+  const from = record.from ?? event.actionUser ?? null;
+  const common = { notificationSource: "recorder", actionUser: from, place, timestamp };
   return {
     organizationId,
     documentId,
     recordId: String(record.annotationId ?? ""),
-    raw: JSON.stringify({
-      ...common,
-      notificationSource: "recorder",
-      actionUser,
-      metadata,
-      platform: "api",
-      timestamp,
-      recording: record,
-    }),
+    raw: JSON.stringify(
+      basicPayload(apiKey, event.event, common, { ...recorderFields(record), recording: record }),
+    ),
     processed: JSON.stringify({
-      ...common,
-      from: actionUser,
+      event: event.event,
+      actionType: actionTypeOf(event.event),
+      notificationSource: "recorder",
+      from,
       displayMessage: render(RECORDING_TEMPLATE, record),
       targetEntityId: record.annotationId ?? null,
-      metadata,
+      metadata: eventMetadata(apiKey, place),
       timestamp,
     }),
+  };
+}
+
+/** The recorder event's own fields (COMPAT §D.4), from the stored recording. */
+function recorderFields(record: Json): Json {
+  const attachments = Array.isArray(record.attachments) ? (record.attachments as Json[]) : [];
+  const assets = attachments.map((a) => ({
+    url: a.url,
+    ...(a.mimeType === undefined ? {} : { mimeType: a.mimeType }),
+    ...(a.name === undefined ? {} : { fileName: a.name }),
+    ...(a.size === undefined ? {} : { fileSizeInBytes: a.size }),
+    ...(a.type === undefined ? {} : { fileFormat: a.type }),
+    version: record.latestVersion,
+    ...(a.thumbnailUrl === undefined ? {} : { thumbnailUrl: a.thumbnailUrl }),
+    ...(record.transcription === undefined ? {} : { transcription: record.transcription }),
+  }));
+  return {
+    recorderId: record.annotationId,
+    from: record.from ?? null,
+    assets,
+    // collabd keeps one version of a recording: every version is the latest.
+    assetsAllVersions: assets,
+    ...(record.transcription === undefined ? {} : { transcription: record.transcription }),
   };
 }
 

@@ -18,7 +18,14 @@ export interface WebhookSettings {
   readonly triggers: Readonly<Record<string, boolean>>;
   /** Whether the first enable already turned on the default comment triggers. */
   readonly defaultsApplied: boolean;
+  /** COMPAT §A.8: stored and returned only (§E.15). */
+  readonly enableDataProtection: boolean;
+  /** COMPAT §A.8, §D.5: the shape of raw payloads. */
+  readonly payloadFormat: PayloadFormat;
 }
+
+export const PAYLOAD_FORMATS = ["basic", "advanced"] as const;
+export type PayloadFormat = (typeof PAYLOAD_FORMATS)[number];
 
 /** The secrets that sign right now: the current one, and the previous one while its grace lasts. */
 export interface SigningSecrets {
@@ -39,6 +46,8 @@ export function settingsFromRow(row: WebhookConfigRow, key: Buffer): WebhookSett
     publicKey: row.public_key,
     triggers: JSON.parse(row.triggers) as Record<string, boolean>,
     defaultsApplied: row.defaults_applied === 1,
+    enableDataProtection: row.enable_data_protection === 1,
+    payloadFormat: row.payload_format === "advanced" ? "advanced" : "basic",
   };
 }
 
@@ -86,6 +95,8 @@ export async function ensureConfigRow(
       public_key: null,
       triggers: "{}",
       defaults_applied: 0,
+      enable_data_protection: 0,
+      payload_format: "basic",
       signing_secret: seal(key, binding(workspaceId, "signing_secret"), newSigningSecret()),
       previous_signing_secret: null,
       previous_secret_expires_at: null,
@@ -128,6 +139,8 @@ export async function writeSettings(
       public_key: settings.publicKey,
       triggers: JSON.stringify(settings.triggers),
       defaults_applied: settings.defaultsApplied ? 1 : 0,
+      enable_data_protection: settings.enableDataProtection ? 1 : 0,
+      payload_format: settings.payloadFormat,
       updated_at: now,
     })
     .where("workspace_id", "=", workspaceId)

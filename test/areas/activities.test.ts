@@ -398,12 +398,17 @@ forEachDialect("activities update and delete", (server) => {
         d1: { success: true, message: "Activity deleted." },
         nope: { success: false, message: "Failed to delete activity." },
       },
+      deletedCount: 1,
     });
     const byDoc = await server().call("/v2/activities/delete", {
       organizationId: "org-d",
       documentId: "doc-2",
     });
-    expect(byDoc.body.result.data).toEqual({ deletedCount: 2 });
+    expect(byDoc.body.result.data).toEqual({
+      d3: { success: true, message: "Activity deleted." },
+      d4: { success: true, message: "Activity deleted." },
+    });
+    expect(byDoc.body.result.deletedCount).toBe(2);
     expect((await get(server(), { organizationId: "org-d" })).data.map((r) => r.id)).toEqual(["d2"]);
   });
 
@@ -629,4 +634,110 @@ forEachDialect("activities bad input", (server) => {
       expect(after.data).toEqual([]);
     },
   );
+});
+
+/** A full User object of COMPAT §B, with keys collabd does not know. */
+const fullUser = {
+  userId: "u-full",
+  name: "Full User",
+  photoUrl: "https://example.com/p.png",
+  email: "full@example.com",
+  plan: "enterprise",
+  organizationId: "org-c",
+  color: "#123456",
+  textColor: "#ffffff",
+  type: "member",
+  isReadOnly: false,
+  isAnonymous: false,
+  isGuest: true,
+  isAdmin: false,
+  groupId: "g",
+  clientGroupId: "cg",
+  initial: "F",
+  accessRole: "viewer",
+  department: "Finance",
+  preferences: { theme: "dark", shortcuts: [1, 2] },
+};
+
+forEachDialect("activities, as the original documents them", (server) => {
+  it("accepts a full User object with extra keys as actionUser and returns it as sent", async () => {
+    await add(server(), "org-c", "doc-c", [comment({ id: "c1", actionUser: fullUser })]);
+    const page = await get(server(), { organizationId: "org-c", activityIds: ["c1"] });
+    expect(page.data[0]!.actionUser).toEqual(fullUser);
+    const byUser = await get(server(), { organizationId: "org-c", userId: "u-full" });
+    expect(byUser.data.map((r) => r.id)).toEqual(["c1"]);
+  });
+
+  it.each([
+    ["a string", "u1", "data.activities[0].actionUser must be an object."],
+    [
+      "an object without userId",
+      { name: "x" },
+      "Missing required field data.activities[0].actionUser.userId.",
+    ],
+    [
+      "a non-string known field",
+      { userId: "u", email: 5 },
+      "data.activities[0].actionUser.email must be a string.",
+    ],
+    [
+      "a non-boolean flag",
+      { userId: "u", isAdmin: "yes" },
+      "data.activities[0].actionUser.isAdmin must be a boolean.",
+    ],
+  ])("rejects an actionUser that is %s, writing nothing", async (_name, actionUser, message) => {
+    const res = await server().call("/v2/activities/add", {
+      organizationId: "org-c-bad",
+      documentId: "d",
+      activities: [comment({ actionUser })],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ status: "INVALID_ARGUMENT", message });
+    expect((await get(server(), { organizationId: "org-c-bad" })).data).toEqual([]);
+  });
+
+  it("answers delete per item in every request shape, with deletedCount beside", async () => {
+    await add(server(), "org-cd", "doc-1", [
+      comment({ id: "t1", targetEntityId: "task" }),
+      comment({ id: "t2", targetEntityId: "task" }),
+      comment({ id: "o1", targetEntityId: "other" }),
+    ]);
+    await add(server(), "org-cd", "doc-2", [comment({ id: "t3", targetEntityId: "task" })]);
+    const byTarget = await server().call("/v2/activities/delete", {
+      organizationId: "org-cd",
+      documentId: "doc-1",
+      targetEntityId: "task",
+    });
+    expect(byTarget.body).toEqual({
+      result: {
+        status: "success",
+        message: "Activity(s) deleted successfully.",
+        data: {
+          t1: { success: true, message: "Activity deleted." },
+          t2: { success: true, message: "Activity deleted." },
+        },
+        deletedCount: 2,
+      },
+    });
+    const all = await server().call("/v2/activities/delete", {
+      organizationId: "org-cd",
+      targetEntityId: "task",
+      activityIds: ["t3", "o1", "t1"],
+    });
+    expect(all.body.result).toEqual({
+      status: "success",
+      message: "Activity(s) deleted successfully.",
+      data: {
+        t3: { success: true, message: "Activity deleted." },
+        o1: { success: false, message: "Failed to delete activity." },
+        t1: { success: false, message: "Failed to delete activity." },
+      },
+      deletedCount: 1,
+    });
+    const none = await server().call("/v2/activities/delete", {
+      organizationId: "org-cd",
+      documentId: "nothing",
+    });
+    expect(none.body.result).toMatchObject({ data: {}, deletedCount: 0 });
+  });
 });

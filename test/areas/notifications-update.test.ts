@@ -61,6 +61,9 @@ forEachDialect("notifications update scopes", (server) => {
     ["organization", {}, ALL],
     ["organization+document", { documentId: "d1" }, ["n-doc", "n-loc"]],
     ["organization+document+location", { documentId: "d1", locationId: "l1" }, ["n-loc"]],
+    // COMPAT §A.6: a location narrows the organization without a document.
+    ["organization+location", { locationId: "l1" }, ["n-loc"]],
+    ["organization+location+user", { locationId: "l1", userId: "u1" }, ["n-loc"]],
     ["organization+document+user", { documentId: "d1", userId: "u2" }, ["n-doc"]],
     ["organization+user", { userId: "u1" }, ["n-doc", "n-loc", "n-org"]],
     ["organization+document+location+user", { documentId: "d1", locationId: "l1", userId: "u1" }, ["n-loc"]],
@@ -265,16 +268,6 @@ forEachDialect("notifications update bad input", (server) => {
     notifications: [{ id: "n-doc", displayBodyMessage: "should not land" }],
   };
   const cases: [string, Record<string, unknown>, string][] = [
-    [
-      "locationId without documentId",
-      { ...base, locationId: "l1" },
-      "data.locationId requires data.documentId.",
-    ],
-    [
-      "locationId and userId without documentId",
-      { ...base, locationId: "l1", userId: "u1" },
-      "data.locationId requires data.documentId.",
-    ],
     [
       "verifyUserPermissions without documentId",
       { ...base, verifyUserPermissions: true },

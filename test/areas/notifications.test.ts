@@ -71,7 +71,9 @@ forEachDialect("notifications add and get", (server) => {
         notificationSourceData: { commentId: "c-1", nested: { any: [1, 2] } },
         displayBodyMessageTemplate: "{{who}} wrote",
         displayBodyMessageTemplateData: { who: "Ann" },
-        notifyUsers: [user("u1"), user("u2")],
+        notifyUsers: { u1: true, u2: true },
+        notifyUsersByUserId: { u1: true, u2: true },
+        notifyUserObjects: [user("u1"), user("u2")],
         readByUserIds: [],
         metadata: {
           apiKey: server().creds.apiKey,
@@ -93,7 +95,13 @@ forEachDialect("notifications add and get", (server) => {
     expect(id).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     const page = await get(server(), { organizationId: "org-gen", userId: "u1" });
     expect(ids(page)).toEqual([id]);
-    expect(page.data[0]!.notifyUsers).toEqual([user("u1")]);
+    expect(page.data[0]).toMatchObject({
+      notifyUsers: { u1: true },
+      notifyUsersByUserId: { u1: true },
+      notifyUserObjects: [user("u1")],
+      isUnread: true,
+      forYou: true,
+    });
   });
 
   it("replaces a notification added again with the same id, recipients included", async () => {
@@ -227,7 +235,7 @@ forEachDialect("notifications add and get", (server) => {
 });
 
 forEachDialect("notifications delete and tenancy", (server) => {
-  it("deletes by ids with per-id results, and by scope with a count", async () => {
+  it("deletes by ids and by scope with per-id results and a count", async () => {
     const org = "org-del";
     await add(server(), notification({ organizationId: org, notificationId: "x1", documentId: "d1" }));
     await add(
@@ -264,35 +272,33 @@ forEachDialect("notifications delete and tenancy", (server) => {
           x1: { success: true, message: "Notification deleted." },
           nope: { success: false, message: "Failed to delete notification." },
         },
+        deletedCount: 1,
       },
     });
+    // A location narrows the organization on its own (COMPAT §A.6).
     const byLocation = await server().call("/v2/notifications/delete", {
       organizationId: org,
-      documentId: "d1",
       locationId: "l",
     });
-    expect(byLocation.body.result.data).toEqual({ deletedCount: 1 });
+    expect(byLocation.body.result).toMatchObject({
+      data: { x2: { success: true, message: "Notification deleted." } },
+      deletedCount: 1,
+    });
     const byUser = await server().call("/v2/notifications/delete", { organizationId: org, userId: "solo" });
-    expect(byUser.body.result.data).toEqual({ deletedCount: 1 });
+    expect(byUser.body.result).toMatchObject({
+      data: { x3: { success: true, message: "Notification deleted." } },
+      deletedCount: 1,
+    });
     expect(ids(await get(server(), { organizationId: org }))).toEqual(["x4"]);
     expect(ids(await get(server(), { organizationId: org, userId: "solo" }))).toEqual([]);
   });
 
-  it("refuses a delete narrowed by nothing, and a location without a document", async () => {
+  it("refuses a delete narrowed by nothing", async () => {
     const none = await server().call("/v2/notifications/delete", { organizationId: "org" });
     expect(none.status).toBe(400);
     expect(none.body.error.message).toBe(
-      "Provide at least one of data.documentId, data.userId or data.notificationIds.",
+      "Provide at least one of data.documentId, data.locationId, data.userId or data.notificationIds.",
     );
-    const loc = await server().call("/v2/notifications/delete", {
-      organizationId: "org",
-      locationId: "l",
-      userId: "u",
-    });
-    expect(loc.body.error).toMatchObject({
-      status: "INVALID_ARGUMENT",
-      message: "data.locationId requires data.documentId.",
-    });
   });
 
   it("keeps workspaces apart: another workspace sees, updates and deletes nothing", async () => {
@@ -337,17 +343,11 @@ forEachDialect("notifications bad input", (server) => {
   const cases: [string, string, Record<string, unknown>, string][] = [
     [
       "add",
-      "a location without a document",
-      notification({ locationId: "l" }),
-      "data.locationId requires data.documentId.",
-    ],
-    [
-      "add",
       "a missing headline",
       notification({ displayHeadlineMessageTemplate: undefined }),
       "Missing required field data.displayHeadlineMessageTemplate.",
     ],
-    ["add", "an unknown field", notification({ notifyAll: true }), "Unknown field data.notifyAll."],
+    ["add", "an unknown field", notification({ notifyEveryone: true }), "Unknown field data.notifyEveryone."],
     [
       "add",
       "a recipient without userId",
@@ -384,12 +384,6 @@ forEachDialect("notifications bad input", (server) => {
       { organizationId: "o", userId: "u", forYou: "yes" },
       "data.forYou must be a boolean.",
     ],
-    [
-      "get",
-      "a location without a document",
-      { organizationId: "o", locationId: "l" },
-      "data.locationId requires data.documentId.",
-    ],
     ["get", "a pageSize of 0", { organizationId: "o", pageSize: 0 }, "data.pageSize must be >= 1."],
     [
       "get",
@@ -414,7 +408,7 @@ forEachDialect("notifications bad input", (server) => {
   it("writes nothing when an add is rejected", async () => {
     await server().call(
       "/v2/notifications/add",
-      notification({ organizationId: "org-bad", locationId: "l" }),
+      notification({ organizationId: "org-bad", notifyUsers: [{ userId: "u" }, { name: "no id" }] }),
     );
     expect((await get(server(), { organizationId: "org-bad" })).data).toEqual([]);
   });

@@ -329,8 +329,41 @@ forEachDialect("quotas far below their limits", (server) => {
       { organizationId: "org", documentId: "doc-0" },
       { creds },
     );
-    expect(del.body.result.data).toEqual({ deletedCount: 80 });
+    expect(del.body.result.deletedCount).toBe(80);
     expect(await usage(s, creds)).toMatchObject({ records: 160 });
+    expect(await usage(s, creds)).toEqual(await recount(s, creds));
+  });
+
+  it("keeps usage exact under concurrent upserts, merges and deletes of the same ids", async () => {
+    const s = server();
+    const creds = await s.newWorkspace();
+    const ids = ["s0", "s1", "s2", "s3"];
+    const call = (path: string, data: Record<string, unknown>) =>
+      s.call(path, { organizationId: "org", ...data }, { creds });
+    const upsert = (i: number) =>
+      call("/v2/activities/add", {
+        documentId: "doc",
+        activities: ids.map((id) => activity(id, { displayMessageTemplate: "é".repeat(1 + ((i * 7) % 40)) })),
+      });
+    const merge = (i: number) =>
+      call("/v2/activities/update", {
+        activities: ids.map((id) => ({ id, displayMessageTemplate: "ü".repeat(1 + ((i * 5) % 30)) })),
+      });
+    // First round: the ids do not exist yet, so concurrent writers insert the same new ids.
+    let answers = await Promise.all(Array.from({ length: 12 }, (_, i) => upsert(i)));
+    expect(answers.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect(await usage(s, creds)).toEqual(await recount(s, creds));
+    // Then replacements, merges and deletes of them interleaved.
+    answers = await Promise.all(
+      Array.from({ length: 18 }, (_, i) =>
+        i % 6 === 5
+          ? call("/v2/activities/delete", { activityIds: ["s1", "s2"] })
+          : i % 2
+            ? merge(i)
+            : upsert(i),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(18).fill(200));
     expect(await usage(s, creds)).toEqual(await recount(s, creds));
   });
 });

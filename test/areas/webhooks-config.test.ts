@@ -5,6 +5,16 @@ import { keyPair, publicDerBase64, publicPem } from "../webhooks/support/hooks.j
 const UPDATE = "/v2/workspace/webhookconfig/update";
 const GET = "/v2/workspace/webhookconfig/get";
 const INVALID = "Invalid webhook service configuration.";
+const EMPTY_CONFIG = {
+  authToken: "",
+  rawNotificationUrl: "",
+  processedNotificationUrl: "",
+  encodeData: false,
+  encryptData: false,
+  publicKey: "",
+  enableDataProtection: false,
+  payloadFormat: "basic",
+};
 const NINE = [
   "comment_annotation.add",
   "comment.add",
@@ -15,6 +25,14 @@ const NINE = [
   "comment_annotation.priority_change",
   "comment.reaction_add",
   "comment.reaction_delete",
+];
+
+const HUDDLE = ["huddle.create", "huddle.join"];
+const OPT_IN = [
+  "crdt.update_data",
+  "recorder.done",
+  "comment_annotation.suggestion_accept",
+  "comment_annotation.suggestion_reject",
 ];
 
 forEachDialect(
@@ -43,7 +61,7 @@ forEachDialect(
       expect(first.message).toBe("Webhook configuration retrieved successfully.");
       expect(first.data).toEqual({
         useWebhookService: false,
-        webhookServiceConfig: { encodeData: false, encryptData: false, triggers: {} },
+        webhookServiceConfig: { ...EMPTY_CONFIG, triggers: {} },
         signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       });
       expect((await ws.get()).body.result.data.signingSecret).toBe(first.data.signingSecret);
@@ -68,27 +86,31 @@ forEachDialect(
       const data = (await ws.get()).body.result.data;
       expect(data.useWebhookService).toBe(false);
       expect(data.webhookServiceConfig).toEqual({
+        ...EMPTY_CONFIG,
         authToken: "****abcd",
         rawNotificationUrl: "http://127.0.0.1:9/raw",
         processedNotificationUrl: "https://127.0.0.1:9/processed",
         encodeData: true,
-        encryptData: false,
         triggers: { "comment.add": true, statusChanged: true, "comment.update": false },
       });
     });
 
-    it("turns on the nine comment triggers at the first enable, except those already set", async () => {
+    it("seeds the first enable (nine comment keys and two huddle keys on, four opt-in keys off), except keys already set", async () => {
       const ws = await as();
       await ws.update({ webhookServiceConfig: { triggers: { "comment.delete": false } } });
       await ws.update({
         useWebhookService: true,
-        webhookServiceConfig: { triggers: { "comment.add": false } },
+        webhookServiceConfig: { triggers: { "comment.add": false, "recorder.done": true } },
       });
-      const triggers = (await ws.get()).body.result.data.webhookServiceConfig.triggers;
-      expect(Object.keys(triggers).sort()).toEqual([...NINE].sort());
+      const config = (await ws.get()).body.result.data.webhookServiceConfig;
+      const triggers = config.triggers;
+      expect(Object.keys(triggers).sort()).toEqual([...NINE, ...HUDDLE, ...OPT_IN].sort());
       expect(triggers["comment.delete"]).toBe(false);
       expect(triggers["comment.add"]).toBe(false);
       expect(NINE.filter((k) => triggers[k]).length).toBe(7);
+      expect(HUDDLE.map((k) => triggers[k])).toEqual([true, true]);
+      expect(OPT_IN.map((k) => triggers[k])).toEqual([false, true, false, false]);
+      expect(config.enableDataProtection).toBe(false);
     });
 
     it("does not turn defaults back on when the service is re-enabled", async () => {
@@ -111,8 +133,65 @@ forEachDialect(
       });
       await ws.update({ webhookServiceConfig: { authToken: "", rawNotificationUrl: "" } });
       const config = (await ws.get()).body.result.data.webhookServiceConfig;
-      expect(config.authToken).toBeUndefined();
-      expect(config.rawNotificationUrl).toBeUndefined();
+      expect(config.authToken).toBe("");
+      expect(config.rawNotificationUrl).toBe("");
+    });
+
+    it("flattens nested triggers by joining keys with dots, and stores them flat", async () => {
+      const ws = await as();
+      const res = await ws.update({
+        webhookServiceConfig: {
+          triggers: {
+            comment: { add: true, update: false },
+            comment_annotation: { status_change: true },
+            "recorder.done": true,
+            huddle: { create: false },
+          },
+        },
+      });
+      expect(res.status).toBe(200);
+      expect((await ws.get()).body.result.data.webhookServiceConfig.triggers).toEqual({
+        "comment.add": true,
+        "comment.update": false,
+        "comment_annotation.status_change": true,
+        "recorder.done": true,
+        "huddle.create": false,
+      });
+    });
+
+    it("stores enableDataProtection and payloadFormat, keeping them across updates that leave them out", async () => {
+      const ws = await as();
+      await ws.update({ webhookServiceConfig: { enableDataProtection: true, payloadFormat: "advanced" } });
+      await ws.update({ useWebhookService: true });
+      const config = (await ws.get()).body.result.data.webhookServiceConfig;
+      expect(config).toMatchObject({ enableDataProtection: true, payloadFormat: "advanced" });
+      await ws.update({ webhookServiceConfig: { enableDataProtection: false, payloadFormat: "basic" } });
+      expect((await ws.get()).body.result.data.webhookServiceConfig).toMatchObject({
+        enableDataProtection: false,
+        payloadFormat: "basic",
+      });
+    });
+
+    it.each([
+      ["no body at all", { headers: {} }],
+      ["an empty JSON body", { headers: { "content-type": "application/json" }, body: "" }],
+      ["{}", { headers: { "content-type": "application/json" }, body: "{}" }],
+      ['{"data": {}}', { headers: { "content-type": "application/json" }, body: '{"data":{}}' }],
+    ])("answers get sent with %s", async (_name, init) => {
+      const { apiKey, authToken } = server().creds;
+      const res = await server().raw(GET, {
+        ...init,
+        headers: { ...init.headers, "x-svc-api-key": apiKey, "x-svc-auth-token": authToken },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.result.data.webhookServiceConfig).toMatchObject({ authToken: expect.any(String) });
+      expect(typeof res.body.result.data.useWebhookService).toBe("boolean");
+    });
+
+    it("still refuses a get body with unknown fields", async () => {
+      const res = await server().call(GET, { surprise: true });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe("Unknown field data.surprise.");
     });
 
     it("masks a short auth token completely", async () => {
@@ -156,7 +235,7 @@ forEachDialect(
       });
       const seenByB = (await b.get()).body.result.data;
       expect(seenByB.useWebhookService).toBe(false);
-      expect(seenByB.webhookServiceConfig.rawNotificationUrl).toBeUndefined();
+      expect(seenByB.webhookServiceConfig.rawNotificationUrl).toBe("");
       expect(seenByB.signingSecret).not.toBe((await a.get()).body.result.data.signingSecret);
     });
 
@@ -238,6 +317,21 @@ forEachDialect(
         "non-boolean trigger values",
         () => ({ webhookServiceConfig: { triggers: { "comment.add": "true", "comment.update": 1 } } }),
         [`${cfg}.triggers.comment.add`, `${cfg}.triggers.comment.update`],
+      ],
+      [
+        "a nested trigger leaf that is not a boolean",
+        () => ({ webhookServiceConfig: { triggers: { comment: { add: "yes", update: [true] } } } }),
+        [`${cfg}.triggers.comment.add`, `${cfg}.triggers.comment.update`],
+      ],
+      [
+        "a non-boolean enableDataProtection",
+        () => ({ webhookServiceConfig: { enableDataProtection: "true" } }),
+        [`${cfg}.enableDataProtection`],
+      ],
+      [
+        "an unknown payloadFormat",
+        () => ({ webhookServiceConfig: { payloadFormat: "fancy" } }),
+        [`${cfg}.payloadFormat`],
       ],
       [
         "several bad fields at once",

@@ -1,4 +1,6 @@
 import { beforeAll, expect, it } from "vitest";
+import { withAliases } from "../../src/http/aliases.js";
+import { allOperations } from "../../src/http/operations.js";
 import { type Credentials, forEachDialect } from "../support/server.js";
 import { checkTenantIsolation, firstPageToken, type IsolationCase } from "./support/isolation.js";
 import { SEEDED as S, seedWorkspace } from "./support/seed.js";
@@ -192,6 +194,11 @@ forEachDialect(
           expect: "nothingDeleted",
         },
         {
+          path: "/v2/notifications/delete",
+          data: { organizationId: org, locationId: S.locationId },
+          expect: "nothingDeleted",
+        },
+        {
           path: "/v2/organizations/folders/delete",
           data: { organizationId: org, folderId: S.folderId },
           expect: "notFound",
@@ -310,7 +317,7 @@ forEachDialect(
           expect: "notFound",
         },
       ];
-      const outcome = await checkTenantIsolation(server(), a, b, MARKER, cases);
+      const outcome = await checkTenantIsolation(server(), a, b, MARKER, withV1Paths(cases));
       expect(outcome.failures).toEqual([]);
       report(
         `tenant isolation ${server().dialect}: ${outcome.checks} checks over all ${outcome.operations} ` +
@@ -320,3 +327,24 @@ forEachDialect(
   },
   { env: { COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true" } },
 );
+
+/**
+ * Each case again on every v1 path that aliases its v2 path (COMPAT §F, src/http/aliases.ts),
+ * right after it: the alias is the same operation, so it must isolate the same way.
+ */
+function withV1Paths(cases: readonly IsolationCase[]): IsolationCase[] {
+  const aliases = withAliases(allOperations).filter((op) => op.aliasOf !== undefined);
+  return cases.flatMap((c) => [
+    c,
+    ...aliases
+      .filter((op) => op.aliasOf!.path === c.path)
+      .map(
+        (op): IsolationCase => ({
+          ...c,
+          path: op.path,
+          // B's own rows exist after the v2 case: a repeated add may meet them, never A's.
+          expect: c.expect === "ownWrite" ? "ownWriteAgain" : c.expect,
+        }),
+      ),
+  ]);
+}

@@ -4,6 +4,14 @@ import { resolve } from "node:path";
 
 const ENTRY = resolve(import.meta.dirname, "../../src/main.ts");
 
+/**
+ * Spawned servers are one process unless a test asks for more (COLLABD_WORKERS in its env):
+ * on PostgreSQL the default is one worker per core plus a supervisor, three processes
+ * loading the sources on the shared test machine. test/reliability/workers.test.ts and the
+ * scale-out test cover several processes.
+ */
+const ONE_PROCESS = { COLLABD_WORKERS: "1" };
+
 export interface CliResult {
   readonly code: number | null;
   readonly stdout: string;
@@ -13,7 +21,7 @@ export interface CliResult {
 /** Runs `collabd <args>` from source in a child process with the given environment. */
 export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -42,7 +50,7 @@ export interface ServeProcess {
 
 export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
   const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve"], {
-    env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...env },
+    env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -85,7 +93,7 @@ export interface SpawnedServe {
 
 export function spawnServe(env: Record<string, string>): SpawnedServe {
   const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve"], {
-    env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...env },
+    env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

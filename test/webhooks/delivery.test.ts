@@ -35,21 +35,23 @@ forEachDialect(
       const [raw] = t.receiver.at("/raw");
       const [processed] = t.receiver.at("/processed");
       const now = server().clock.now();
-      const metadata = { apiKey: t.creds.apiKey, organizationId: "org-1", documentId: "doc-1" };
+      const stored = { apiKey: t.creds.apiKey, organizationId: "org-1", documentId: "doc-1" };
+      const metadata = { ...stored, clientOrganizationId: "org-1", clientDocumentId: "doc-1" };
       const rawBody = JSON.parse(raw!.body);
       expect(rawBody).toEqual({
         webhookId: raw!.headers["webhook-id"],
         event: "comment.add",
-        actionType: "comment.add",
+        actionType: "added",
         notificationSource: "comment",
         actionUser: { userId: "u-1", name: "Ada", email: "ada@example.com" },
         metadata,
         platform: "api",
         timestamp: now,
+        commentAnnotation: { annotationId: "thread-1" },
         activity: expect.objectContaining({
           id: "act-1",
           actionType: "comment.add",
-          metadata,
+          metadata: stored,
           timestamp: now,
         }),
       });
@@ -57,7 +59,8 @@ forEachDialect(
       expect(JSON.parse(processed!.body)).toEqual({
         webhookId: processed!.headers["webhook-id"],
         event: "comment.add",
-        actionType: "comment.add",
+        actionType: "added",
+        notificationSource: "comment",
         from: { userId: "u-1", name: "Ada", email: "ada@example.com" },
         displayMessage: "Ada commented on Plan",
         targetEntityId: "thread-1",

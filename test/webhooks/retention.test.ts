@@ -320,4 +320,6 @@ const ENABLED: WebhookSettings = {
   publicKey: null,
   triggers: {},
   defaultsApplied: false,
+  enableDataProtection: false,
+  payloadFormat: "basic",
 };

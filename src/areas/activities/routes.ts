@@ -1,6 +1,6 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
-import { Acknowledgement } from "../../http/schemas.js";
+import { Acknowledgement, DELETED_COUNT } from "../../http/schemas.js";
 import {
   ActivityDeleteResult,
   ActivityItemResults,
@@ -124,20 +124,23 @@ export const activityOperations = [
     path: "/v2/activities/delete",
     operationId: "activitiesDelete",
     tag: "Activity logs",
-    summary: "Delete activity logs (extension)",
+    summary: "Delete activity logs",
     description:
       "Deletes records of an organization narrowed by `documentId`, `targetEntityId` and/or `activityIds` " +
-      "(at least one). With `activityIds` the result is per id; otherwise `{deletedCount}`.",
+      "(at least one; AND). `data` is per id in every shape: each deleted record `Activity deleted.`, each " +
+      "`activityIds` entry not deleted `Failed to delete activity.`; `result.deletedCount` counts them.",
     data: DeleteActivities,
     result: ActivityDeleteResult,
+    resultExtras: { deletedCount: Type.Optional(DELETED_COUNT) },
     example: {
       data: { organizationId: "org-1", activityIds: ["status-42"] },
       message: "Activity(s) deleted successfully.",
       result: { "status-42": { success: true, message: "Activity deleted." } },
+      resultExtras: { deletedCount: 1 },
     },
-    handle: async (ctx, data) => ({
-      message: "Activity(s) deleted successfully.",
-      data: await service.deleteActivities(ctx, data),
-    }),
+    handle: async (ctx, data) => {
+      const { items, deletedCount } = await service.deleteActivities(ctx, data);
+      return { message: "Activity(s) deleted successfully.", data: items, resultExtras: { deletedCount } };
+    },
   }),
 ];

@@ -2,7 +2,6 @@ import { type Static, Type } from "typebox";
 import {
   AnyValue,
   Closed,
-  DeletedCount,
   documentedAs,
   documentedWith,
   Filter,
@@ -160,9 +159,8 @@ export const ActivityRecord = named(
 );
 
 export const ActivityItemResults = ItemResults("Keyed by activity id.");
-export const ActivityDeleteResult = OneOf(
-  [DeletedCount, ItemResults("Keyed by activity id.")],
-  "`{deletedCount}`, or per-id results when activityIds was given.",
+export const ActivityDeleteResult = ItemResults(
+  "Keyed by activity id: every deleted record, and every activityIds entry not deleted.",
 );
 
 export type NewActivityInput = Static<typeof NewActivity>;

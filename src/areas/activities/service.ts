@@ -3,7 +3,7 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
+import { deletedItems, type ItemOutcome } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
 import { chargeUsage, releaseUsage } from "../../quotas/check.js";
@@ -107,7 +107,8 @@ export async function updateActivities(
   const results: Record<string, ItemOutcome> = {};
   await ctx.write(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
-    const existing = await store.findActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    // Under lock: the sizes before are exact (quotas), and a concurrent merge is not lost.
+    const existing = await store.lockActivities(trx, ctx.workspace.id, input.organizationId, ids);
     const before = existing.map((row) => row.record);
     const records = new Map(
       existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]),
@@ -126,7 +127,6 @@ export async function updateActivities(
     for (const [id, text] of texts) checkRecordSize(ctx.config, text, () => fieldOf(input.activities, id));
     await store.replaceRecords(trx, ctx.workspace.id, input.organizationId, texts);
     const usage = rewriteDelta(
-      trx,
       before,
       texts.map(([, record]) => record),
     );
@@ -135,11 +135,16 @@ export async function updateActivities(
   return results;
 }
 
-export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;
+/** Per-item outcomes keyed by activity id, and how many records went (COMPAT §A.1). */
+export interface DeleteOutcome {
+  readonly items: Record<string, ItemOutcome>;
+  readonly deletedCount: number;
+}
 
 /**
- * Deletes activities of an organization narrowed by document, target entity or ids.
- * With `activityIds` the answer is per id; otherwise it is the number deleted.
+ * Deletes activities of an organization narrowed by document, target entity or ids (AND).
+ * Every deleted record answers `Activity deleted.`; an `activityIds` entry that was not
+ * deleted answers `Failed to delete activity.` (COMPAT §A.1).
  */
 export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): Promise<DeleteOutcome> {
   if (
@@ -160,14 +165,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       ...(input.activityIds ? { ids: input.activityIds } : {}),
     });
     const ids = gone.map((row) => row.id);
-    await releaseUsage(
-      trx,
-      ctx,
-      deleteDelta(
-        trx,
-        gone.map((row) => row.bytes),
-      ),
-    );
+    await releaseUsage(trx, ctx, deleteDelta(gone.map((row) => row.bytes)));
     // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
     await eraseRecordDeliveries(trx, {
       workspaceId: ctx.workspace.id,
@@ -178,9 +176,8 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
     });
     return ids;
   }, input.activityIds?.length ?? RUNS_ALONE);
-  if (!input.activityIds) return { deletedCount: deleted.length };
-  const gone = new Set(deleted);
-  return outcomesById(input.activityIds, gone, "Activity deleted.", "Failed to delete activity.");
+  const items = deletedItems(deleted, input.activityIds, "Activity deleted.", "Failed to delete activity.");
+  return { items, deletedCount: deleted.length };
 }
 
 /** The record as get returns it: SPEC §2.1 order, then the add-only fields that were set. */

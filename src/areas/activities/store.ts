@@ -2,6 +2,7 @@ import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
 import type { ActivityRow } from "../../db/tables.js";
+import { lockedForUpdate } from "../../db/transactions.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
 type Db = Readable;
@@ -122,20 +123,24 @@ export async function listActivities(
   });
 }
 
-export async function findActivities(
-  db: Db,
+/** The stored records of `ids`, inside a write, locked until commit (PostgreSQL `FOR UPDATE`, in id order). */
+export async function lockActivities(
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   ids: readonly string[],
 ): Promise<Pick<ActivityRow, "id" | "record">[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom("activities")
-    .select(["id", "record"])
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("id", "in", [...ids])
-    .execute();
+  return lockedForUpdate(
+    db,
+    db
+      .selectFrom("activities")
+      .select(["id", "record"])
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", [...ids])
+      .orderBy("id"),
+  ).execute();
 }
 
 /** Sets the stored record of each (id, record) pair, many per statement (BATCH_SIZES). */

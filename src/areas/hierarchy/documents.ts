@@ -1,4 +1,4 @@
-import type { Readable } from "../../db/handles.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
 
 type Db = Readable;
@@ -40,4 +40,32 @@ export async function existingDocumentIds(
 /** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
 export function normalize(row: DocumentRow): DocumentRow {
   return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
+}
+
+/**
+ * Creates the document record at the organization's root when it does not exist (the
+ * `createDocument` flag of notifications add and the comment operations: COMPAT §A.6, §C.2). Without its own access type it inherits the root's.
+ * Idempotent, so concurrent requests both succeed; the organization must exist.
+ */
+export async function ensureDocument(
+  db: WriteTx,
+  workspaceId: string,
+  organizationId: string,
+  documentId: string,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto("documents")
+    .values({
+      workspace_id: workspaceId,
+      organization_id: organizationId,
+      id: documentId,
+      name: documentId,
+      folder_id: null,
+      access_type: null,
+      created_at: now,
+      last_updated: now,
+    })
+    .onConflict((oc) => oc.columns(["workspace_id", "organization_id", "id"]).doNothing())
+    .execute();
 }

@@ -1,13 +1,13 @@
 import { type Static, type TSchema, Type } from "typebox";
 import {
   Closed,
-  DeletedCount,
   documentedAs,
   documentedWith,
   FreeObject,
   Id,
   IdFilter,
   ItemResults,
+  JSON_VALUE_REF,
   MAX_ITEMS,
   named,
   OneOf,
@@ -20,36 +20,104 @@ import { User } from "../../http/user.js";
 /** A user as notifications carry them: the open User object of COMPAT §B. */
 export const NotificationUser = User;
 
+/**
+ * Headline values: `actionUser` (a user object), `recipientUser` (a user object or a string), any
+ * custom keys (open). The users are not required to carry `userId` here: collabd 0.1 accepted any
+ * object in this map, and its clients must keep working (docs/decisions.md).
+ */
+const HEADLINE_DATA_FIELDS = {
+  actionUser: Type.Optional(FreeObject("The acting user (User fields).")),
+  recipientUser: Type.Optional(
+    Type.Union([FreeObject("The recipient (User fields)."), Type.String({ maxLength: 65_536 })]),
+  ),
+};
+const HEADLINE_DATA_DESCRIPTION =
+  "Values for the headline: `actionUser` (User), `recipientUser` (User or string) and any custom keys.";
+const HeadlineData = documentedAs(
+  Type.Unsafe<Record<string, unknown>>(
+    Type.Object(HEADLINE_DATA_FIELDS, { additionalProperties: true, description: HEADLINE_DATA_DESCRIPTION }),
+  ),
+  Type.Unsafe({
+    ...Type.Object(HEADLINE_DATA_FIELDS),
+    additionalProperties: JSON_VALUE_REF,
+    description: HEADLINE_DATA_DESCRIPTION,
+  }),
+);
+
+/** `context` (COMPAT §A.6): open; `access` maps a field to a string or a number. */
+const CONTEXT_FIELDS = {
+  access: Type.Optional(
+    Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 1024 }), Type.Number()]), {
+      description: "Field to a string or number value.",
+    }),
+  ),
+};
+const CONTEXT_DESCRIPTION = "Any object, stored and returned; `access` maps fields to strings or numbers.";
+export const NotificationContext = documentedAs(
+  Type.Unsafe<{ access?: Record<string, string | number>; [key: string]: unknown }>(
+    Type.Object(CONTEXT_FIELDS, { additionalProperties: true, description: CONTEXT_DESCRIPTION }),
+  ),
+  Type.Unsafe({
+    ...Type.Object(CONTEXT_FIELDS),
+    additionalProperties: JSON_VALUE_REF,
+    description: CONTEXT_DESCRIPTION,
+  }),
+);
+
+/** Map `userId → true` (COMPAT §A.6, §E.7: keyed by plain user ids). */
+const UserIdSet = (description: string) => Type.Record(Type.String(), Type.Literal(true), { description });
+
 /** Content fields that add sets and update merges (SPEC §2.5, plus the body template pair). */
 const ContentFields = {
   actionUser: Type.Optional(NotificationUser),
-  displayHeadlineMessageTemplate: Type.Optional(Text("Headline template with `{{variable}}` placeholders.")),
-  displayHeadlineMessageTemplateData: Type.Optional(
-    FreeObject("Values for the headline: `actionUser`, `recipientUser` and any custom keys."),
+  displayHeadlineMessageTemplate: Type.Optional(
+    Text("Headline template with single-brace placeholders: `{actionUser}`, `{recipientUser}`, `{anyKey}`."),
   ),
+  displayHeadlineMessageTemplateData: Type.Optional(HeadlineData),
   displayBodyMessage: Type.Optional(Text("Body message.")),
   displayBodyMessageTemplate: Type.Optional(Text("Body template with `{{variable}}` placeholders.")),
   displayBodyMessageTemplateData: Type.Optional(FreeObject("Values for the body template.")),
   notificationSourceData: Type.Optional(FreeObject("Any object; sent to the client callback on click.")),
 };
 
-/** The service refuses a locationId without documentId (scope.ts); the document says so as a rule. */
-const LOCATION_NEEDS_DOCUMENT = { dependentRequired: { locationId: ["documentId"] } };
+/** verifyUserPermissions and createDocument need documentId (checked by the service, with its messages). */
+const NEEDS_DOCUMENT = {
+  dependentRequired: { verifyUserPermissions: ["documentId"], createDocument: ["documentId"] },
+};
 
+const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
+
+/**
+ * COMPAT §A.6. `displayHeadlineMessageTemplate` is required unless `isNotificationResolverUsed`
+ * is true (the service checks it, naming the field). `notifyAll` belongs to the users area.
+ */
 export const AddNotification = documentedWith(
   Closed({
     organizationId: Id(),
     documentId: Type.Optional(Id("Narrows the notification to one document.")),
-    locationId: Type.Optional(Id("A location inside the document; needs documentId.")),
+    locationId: Type.Optional(Id("A location (inside the document, when documentId is given).")),
     notificationId: Type.Optional(Id("Notification id; generated when absent. An existing id is replaced.")),
-    notificationSource: Type.Optional(Id("What produced the notification; default `custom`.")),
+    notificationSource: Type.Optional(
+      Id("What produced the notification: `custom` (default), `comment`, `huddle`, `crdt` …"),
+    ),
+    createOrganization: flag("Create the organization record if missing; default false."),
+    createDocument: flag("Create the document record (at the root) if missing; needs documentId."),
+    verifyUserPermissions: flag(
+      "Keep only recipients with access to the document; needs documentId. Dropped users: `data.details`.",
+    ),
+    isNotificationResolverUsed: flag("True: the display fields are resolved by the client; not required."),
+    context: Type.Optional(NotificationContext),
     ...ContentFields,
-    displayHeadlineMessageTemplate: Text("Headline template with `{{variable}}` placeholders."),
     notifyUsers: Type.Optional(
       Type.Array(NotificationUser, { maxItems: MAX_ITEMS, description: "Recipients (For You lists)." }),
     ),
   }),
-  LOCATION_NEEDS_DOCUMENT,
+  {
+    ...NEEDS_DOCUMENT,
+    description:
+      "displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; " +
+      "verifyUserPermissions and createDocument need documentId.",
+  },
 );
 
 export const NotificationPatch = named(
@@ -90,12 +158,12 @@ const OneOrMany = documentedAs(
   OneOf([NotificationPatch, PatchList], "A notification update object, or an array of them."),
 );
 
-/** locationId and verifyUserPermissions need documentId (checked by the service, with its messages). */
+/** verifyUserPermissions needs documentId (checked by the service, with its message). */
 export const UpdateNotifications = documentedWith(
   Closed({
     organizationId: Id(),
     documentId: Type.Optional(Id()),
-    locationId: Type.Optional(Id("Needs documentId.")),
+    locationId: Type.Optional(Id("Narrows to notifications of this location.")),
     userId: Type.Optional(Id("Only notifications addressed to this user are updated.")),
     verifyUserPermissions: Type.Optional(
       Type.Boolean({
@@ -104,7 +172,7 @@ export const UpdateNotifications = documentedWith(
     ),
     notifications: OneOrMany,
   }),
-  LOCATION_NEEDS_DOCUMENT,
+  { dependentRequired: { verifyUserPermissions: ["documentId"] } },
 );
 
 /** The narrowing shared by get and delete: organization, then document, location, user. */
@@ -115,29 +183,21 @@ const ScopeFields = {
   userId: Type.Optional(Id("Notifications addressed to this user.")),
 };
 
-export const GetNotifications = documentedWith(
-  Closed({
-    ...ScopeFields,
-    notificationIds: Type.Optional(IdFilter("Fetch these notifications.")),
-    unreadOnly: Type.Optional(
-      Type.Boolean({ description: "Only those the user has not read; needs userId." }),
-    ),
-    forYou: Type.Optional(
-      Type.Boolean({
-        description: "The user's For You list: unread, or read with persistReadForUsers; needs userId.",
-      }),
-    ),
-    order: Type.Optional(Type.Enum(["asc", "desc"], { description: "By timestamp; default desc." })),
-    pageSize: Type.Optional(PageSize),
-    pageToken: Type.Optional(PageToken),
-  }),
-  LOCATION_NEEDS_DOCUMENT,
-);
+export const GetNotifications = Closed({
+  ...ScopeFields,
+  notificationIds: Type.Optional(IdFilter("Fetch these notifications.")),
+  unreadOnly: Type.Optional(Type.Boolean({ description: "Only those the user has not read; needs userId." })),
+  forYou: Type.Optional(
+    Type.Boolean({
+      description: "The user's For You list: unread, or read with persistReadForUsers; needs userId.",
+    }),
+  ),
+  order: Type.Optional(Type.Enum(["asc", "desc"], { description: "By timestamp; default desc." })),
+  pageSize: Type.Optional(PageSize),
+  pageToken: Type.Optional(PageToken),
+});
 
-/**
- * At least one of documentId, userId, notificationIds, and locationId needs documentId: with
- * organizationId, two fields or more (a lone locationId is refused by the dependency).
- */
+/** At least one of documentId, locationId, userId, notificationIds: with organizationId, two fields. */
 export const DeleteNotifications = documentedWith(
   Closed({
     ...ScopeFields,
@@ -145,8 +205,7 @@ export const DeleteNotifications = documentedWith(
   }),
   {
     minProperties: 2,
-    dependentRequired: { locationId: ["documentId"] },
-    description: "organizationId and at least one of documentId, userId, notificationIds.",
+    description: "organizationId and at least one of documentId, locationId, userId, notificationIds.",
   },
 );
 
@@ -157,8 +216,17 @@ export const NotificationRecord = named(
       id: Type.String(),
       notificationSource: Type.String(),
       ...ContentFields,
-      displayHeadlineMessageTemplate: Type.String(),
-      notifyUsers: Type.Array(NotificationUser, { description: "Recipients." }),
+      displayHeadlineMessageTemplate: Type.Optional(Type.String()),
+      notificationSourceData: FreeObject("Any object; `{}` when unset."),
+      context: Type.Optional(NotificationContext),
+      isNotificationResolverUsed: Type.Optional(Type.Boolean()),
+      notifyUsers: UserIdSet("Recipients: userId → true (COMPAT §A.6)."),
+      notifyUsersByUserId: UserIdSet("Recipients: userId → true."),
+      notifyUserObjects: Type.Array(NotificationUser, { description: "Recipients' User objects, as sent." }),
+      isUnread: Type.Optional(Type.Boolean({ description: "With data.userId: that user has not read it." })),
+      forYou: Type.Optional(
+        Type.Boolean({ description: "With data.userId: it is in that user's For You list." }),
+      ),
       readByUserIds: Type.Array(Type.String(), { description: "Users who have read it." }),
       metadata: Closed(
         {
@@ -177,9 +245,8 @@ export const NotificationRecord = named(
 );
 
 export const NotificationItemResults = ItemResults("Keyed by notification id.");
-export const NotificationDeleteResult = OneOf(
-  [DeletedCount, ItemResults("Keyed by notification id.")],
-  "`{deletedCount}`, or per-id results when notificationIds was given.",
+export const NotificationDeleteResult = ItemResults(
+  "Keyed by notification id: every deleted notification, and every notificationIds entry not deleted.",
 );
 
 export type AddNotificationInput = Static<typeof AddNotification>;

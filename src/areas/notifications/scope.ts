@@ -1,21 +1,19 @@
 import { invalidArgument } from "../../errors.js";
 
 /**
- * Scope rules shared by update, get and delete (SPEC §4.9, DESIGN §5): the organization
- * is narrowed by document, location and user; a location lives inside a document, and
- * checking permissions needs the document, so both need `documentId`.
+ * Scope rules shared by add, update, get and delete (SPEC §4.9, DESIGN §5, COMPAT §A.6): the
+ * organization is narrowed by document, location and user, each on its own (a location
+ * without a document narrows the organization); checking permissions needs the document.
  */
 export function checkScope(input: {
   documentId?: string | undefined;
-  locationId?: string | undefined;
   verifyUserPermissions?: boolean | undefined;
 }): void {
   if (input.documentId !== undefined) return;
-  if (input.locationId !== undefined) throw needsDocument("data.locationId");
   if (input.verifyUserPermissions === true) throw needsDocument("data.verifyUserPermissions");
 }
 
-function needsDocument(field: string) {
+export function needsDocument(field: string) {
   return invalidArgument(`${field} requires data.documentId.`, [{ field, message: "Requires documentId." }]);
 }
 

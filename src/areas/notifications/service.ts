@@ -1,16 +1,19 @@
 import type { Ctx } from "../../context.js";
 import { RUNS_ALONE } from "../../db/group-commit.js";
-import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
-import { invalidArgument } from "../../errors.js";
-import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
-import { outcomesById } from "../../lib/outcomes.js";
+import { type ErrorDetail, invalidArgument } from "../../errors.js";
+import { pageBounds } from "../../lib/bounds.js";
+import { deletedItems } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { keepInboxRecipients } from "../notification-config/recipients.js";
-import { type NotificationRecord, uniqueUsers } from "./record.js";
+import { usersWithDocumentAccess } from "../access/check.js";
+import { ensureDocument } from "../hierarchy/documents.js";
+import { ensureOrganization } from "../hierarchy/organizations.js";
+import { composeNotification } from "./compose.js";
+import { uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
-import { checkScope, requireUserFor } from "./scope.js";
+import { checkScope, needsDocument, requireUserFor } from "./scope.js";
 import * as store from "./store.js";
+import { writeNotification } from "./write.js";
 
 export interface ItemOutcome {
   readonly success: boolean;
@@ -18,72 +21,70 @@ export interface ItemOutcome {
   readonly details?: unknown;
 }
 
+/** What an add answers beside its message: the id, and the recipients dropped for lack of access. */
+export interface AddedNotification {
+  readonly id: string;
+  readonly details?: ErrorDetail[];
+}
+
 /**
- * Creates one notification for its recipients (extension, DESIGN §5). A given
- * `notificationId` replaces an existing notification whole, recipients and read state
- * included, so a retried add never makes a duplicate. Returns the id.
+ * Creates one notification for its recipients (COMPAT §A.6). A given `notificationId`
+ * replaces an existing notification whole, recipients and read state included, so a
+ * retried add never makes a duplicate. `createOrganization` / `createDocument` create the
+ * missing records first; `verifyUserPermissions` keeps only recipients with access to the
+ * document (the A.7 rule, access/check.ts) and lists the others in `details`.
  */
-export async function addNotification(ctx: Ctx, input: AddNotificationInput): Promise<string> {
+export async function addNotification(ctx: Ctx, input: AddNotificationInput): Promise<AddedNotification> {
   checkScope(input);
-  const {
-    organizationId,
-    documentId,
-    locationId,
-    notificationId,
-    notificationSource,
-    notifyUsers,
-    ...content
-  } = input;
-  const id = notificationId ?? ctx.ids();
-  const now = ctx.clock.now();
-  const recipients = uniqueUsers(notifyUsers ?? []);
-  const record: NotificationRecord = {
-    id,
-    notificationSource: notificationSource ?? "custom",
-    ...content,
-    notifyUsers: recipients,
-    readByUserIds: [],
-    metadata: {
-      apiKey: ctx.workspace.id,
-      organizationId,
-      ...(documentId !== undefined ? { documentId } : {}),
-      ...(locationId !== undefined ? { locationId } : {}),
-    },
-    timestamp: now,
-    lastUpdated: now,
-  };
-  const base = { workspace_id: ctx.workspace.id, organization_id: organizationId };
-  const where = { document_id: documentId ?? null, location_id: locationId ?? null };
-  const text = JSON.stringify(record);
-  checkRecordSize(ctx.config, text, "data");
-  const row: NotificationRow = { ...base, id, ...where, timestamp: now, record: text };
-  const recipientRows = recipients.map(
-    (user): NotificationRecipientRow => ({
-      ...base,
-      notification_id: id,
-      user_id: user.userId,
-      timestamp: now,
-      ...where,
-      is_read: 0,
-      in_for_you: 1,
-    }),
-  );
-  await ctx.write(async (trx) => {
-    // Preferences (COMPAT §C.7): a recipient whose inbox config excludes this gets no inbox row.
-    const candidates = recipientRows.map((r) => ({ userId: r.user_id, named: true, row: r }));
-    const kept = await keepInboxRecipients(
-      trx,
-      { workspaceId: ctx.workspace.id, organizationId, documentId },
-      candidates,
-    );
-    await store.replaceNotification(
-      trx,
+  if (input.createDocument === true && input.documentId === undefined)
+    throw needsDocument("data.createDocument");
+  if (input.isNotificationResolverUsed !== true && input.displayHeadlineMessageTemplate === undefined) {
+    const field = "data.displayHeadlineMessageTemplate";
+    throw invalidArgument(`Missing required field ${field}.`, [
+      { field, message: "Required unless isNotificationResolverUsed is true." },
+    ]);
+  }
+  const { organizationId, documentId, createOrganization, createDocument, verifyUserPermissions } = input;
+  const workspaceId = ctx.workspace.id;
+  const given = uniqueUsers(input.notifyUsers ?? []);
+  return ctx.write(async (trx) => {
+    const now = ctx.clock.now();
+    if (createOrganization === true || createDocument === true)
+      await ensureOrganization(trx, workspaceId, organizationId, now);
+    if (createDocument === true && documentId !== undefined)
+      await ensureDocument(trx, workspaceId, organizationId, documentId, now);
+    let recipients = given;
+    let details: ErrorDetail[] | undefined;
+    if (verifyUserPermissions === true && documentId !== undefined) {
+      const allowed = await usersWithDocumentAccess(
+        trx,
+        workspaceId,
+        organizationId,
+        documentId,
+        given.map((user) => user.userId),
+        now,
+      );
+      recipients = given.filter((user) => allowed.has(user.userId));
+      const dropped = (input.notifyUsers ?? []).flatMap((user, index) =>
+        allowed.has(user.userId) ? [] : [{ index, userId: user.userId }],
+      );
+      if (dropped.length > 0) {
+        details = dropped.map(({ index, userId }) => ({
+          field: `data.notifyUsers[${index}]`,
+          id: userId,
+          message: "User has no access to the document; not notified.",
+        }));
+      }
+    }
+    const {
+      id,
       row,
-      kept.map((c) => c.row),
-    );
+      recipients: recipientRows,
+    } = composeNotification(ctx, { ...input, notifyUsers: recipients });
+    await writeNotification(trx, row, recipientRows);
     await checkQuotas(trx, ctx);
-  }, 1 + recipientRows.length);
-  return id;
+    return details ? { id, details } : { id };
+  }, 1 + given.length);
 }
 
 export interface NotificationPage {
@@ -116,27 +117,47 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   };
 }
 
-export type DeleteOutcome = { deletedCount: number } | Record<string, ItemOutcome>;
+/** Per-item outcomes keyed by notification id, and how many went (COMPAT §A.6). */
+export interface DeleteOutcome {
+  readonly items: Record<string, ItemOutcome>;
+  readonly deletedCount: number;
+}
 
 /**
  * Deletes whole notifications (with their recipients) of an organization narrowed by
- * document, location, user and/or ids; at least one of documentId, userId and
- * notificationIds, so an organization is never emptied by an under-specified request.
+ * document, location, user and/or ids; at least one of them, so an organization is never
+ * emptied by an under-specified request (COMPAT §E.10). Every deleted notification answers
+ * `Notification deleted.`; a `notificationIds` entry not deleted `Failed to delete notification.`.
  */
 export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsInput): Promise<DeleteOutcome> {
   checkScope(input);
-  if (input.documentId === undefined && input.userId === undefined && input.notificationIds === undefined) {
-    throw invalidArgument("Provide at least one of data.documentId, data.userId or data.notificationIds.", [
-      { field: "data", message: "At least one of documentId, userId or notificationIds is required." },
-    ]);
+  if (
+    input.documentId === undefined &&
+    input.locationId === undefined &&
+    input.userId === undefined &&
+    input.notificationIds === undefined
+  ) {
+    throw invalidArgument(
+      "Provide at least one of data.documentId, data.locationId, data.userId or data.notificationIds.",
+      [
+        {
+          field: "data",
+          message: "At least one of documentId, locationId, userId or notificationIds is required.",
+        },
+      ],
+    );
   }
   const deleted = await ctx.write(
     (trx) => store.deleteNotifications(trx, scopeOf(ctx, input)),
     input.notificationIds?.length ?? RUNS_ALONE,
   );
-  if (!input.notificationIds) return { deletedCount: deleted.length };
-  const gone = new Set(deleted);
-  return outcomesById(input.notificationIds, gone, "Notification deleted.", "Failed to delete notification.");
+  const items = deletedItems(
+    deleted,
+    input.notificationIds,
+    "Notification deleted.",
+    "Failed to delete notification.",
+  );
+  return { items, deletedCount: deleted.length };
 }
 
 function scopeOf(

@@ -2,6 +2,7 @@ import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
+import { withUserState } from "./record.js";
 
 type Db = Readable;
 
@@ -45,12 +46,16 @@ interface ListedRow {
   readonly record: string;
   readonly timestamp: number;
   readonly id: string;
+  /** With a user: that user's recipient state (COMPAT §A.6 `isUnread`, `forYou`). */
+  readonly is_read?: number;
+  readonly in_for_you?: number;
 }
 
 /**
  * One keyset page in (timestamp, id) order. With a user the walk runs over that user's
  * recipient rows (one index range per view) and joins the record; otherwise over the
- * organization's, document's or location's index of notifications.
+ * organization's, document's or location's index of notifications. A user's page carries
+ * that user's `isUnread` and `forYou` in each record.
  */
 export async function listNotifications(
   db: Db,
@@ -71,7 +76,13 @@ export async function listNotifications(
             .onRef("n.organization_id", "=", "r.organization_id")
             .onRef("n.id", "=", "r.notification_id"),
         )
-        .select(["n.record as record", "r.timestamp as timestamp", "r.notification_id as id"])
+        .select([
+          "n.record as record",
+          "r.timestamp as timestamp",
+          "r.notification_id as id",
+          "r.is_read as is_read",
+          "r.in_for_you as in_for_you",
+        ])
         .where("r.workspace_id", "=", scope.workspaceId)
         .where("r.organization_id", "=", scope.organizationId)
         .where("r.user_id", "=", scope.userId);
@@ -102,7 +113,10 @@ export async function listNotifications(
     ...bounds,
     after,
     fetch,
-    text: (row) => row.record,
+    text: (row) =>
+      row.is_read === undefined
+        ? row.record
+        : withUserState(row.record, Number(row.is_read) === 1, Number(row.in_for_you) === 1),
     key: (row): SortKey => [Number(row.timestamp), row.id],
   });
 }

@@ -4,7 +4,7 @@ import { type ErrorDetail, invalidArgument } from "../../errors.js";
 import { fitsRecord } from "../../lib/bounds.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
-import { type NotificationRecord, parseRecord } from "./record.js";
+import { type NotificationRecord, parseRecord, recipientIds } from "./record.js";
 import type { NotificationPatchInput, UpdateNotificationsInput } from "./schemas.js";
 import { checkScope, inScope } from "./scope.js";
 import type { ItemOutcome } from "./service.js";
@@ -121,7 +121,7 @@ function storedScope(record: NotificationRecord) {
   return {
     ...(record.metadata.documentId !== undefined ? { documentId: record.metadata.documentId } : {}),
     ...(record.metadata.locationId !== undefined ? { locationId: record.metadata.locationId } : {}),
-    recipients: record.notifyUsers.map((u) => u.userId),
+    recipients: recipientIds(record),
   };
 }
 

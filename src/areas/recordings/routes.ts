@@ -21,6 +21,20 @@ const EXAMPLE_ATTACHMENT = {
   size: 7340032,
 };
 
+const EXAMPLE_FROM = { userId: "u1", name: "Ada" };
+const EXAMPLE_TRANSCRIPTION = {
+  transcriptSegments: [
+    {
+      startTime: "00:00:00",
+      endTime: "00:00:04",
+      startTimeInSeconds: 0,
+      endTimeInSeconds: 4,
+      text: "Here is the new dashboard.",
+    },
+  ],
+  contentSummary: "A tour of the dashboard.",
+};
+
 export const recordingOperations = [
   operation({
     path: "/v2/recordings/get",
@@ -46,6 +60,8 @@ export const recordingOperations = [
           annotationId: "rec-1",
           attachments: [EXAMPLE_ATTACHMENT],
           latestVersion: 1,
+          from: EXAMPLE_FROM,
+          transcription: EXAMPLE_TRANSCRIPTION,
         },
       ],
       pageToken: "",
@@ -68,7 +84,8 @@ export const recordingOperations = [
     summary: "Add recordings (extension)",
     description:
       "Creates or replaces (by `annotationId`) recording annotations of one document. `recordedTime.duration` is " +
-      "in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted.",
+      "in milliseconds; `recordedTime.display` (`HH:MM:SS`) is derived from it when omitted. Optional `from` " +
+      "(User) and `transcription` are stored, returned by get and sent with the `recorder.done` webhook.",
     data: AddRecordings,
     result: Acknowledgement,
     example: {
@@ -82,6 +99,8 @@ export const recordingOperations = [
             displayName: "Walkthrough",
             recordedTime: { duration: 83500 },
             attachments: [EXAMPLE_ATTACHMENT],
+            from: EXAMPLE_FROM,
+            transcription: EXAMPLE_TRANSCRIPTION,
           },
         ],
       },

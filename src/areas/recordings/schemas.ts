@@ -16,6 +16,7 @@ import {
   RecordMetadata,
   Text,
 } from "../../http/schemas.js";
+import { User } from "../../http/user.js";
 
 export const RECORDING_TYPES = ["audio", "video", "screen"] as const;
 export const RECORDING_MODES = ["floating", "thread"] as const;
@@ -37,6 +38,7 @@ export const Attachment = named(
       name: Type.Optional(Text(undefined, 1024)),
       type: Type.Optional(Type.String({ maxLength: 64, description: "File type, e.g. `mp4`." })),
       size: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INTEGER, description: "Bytes." })),
+      thumbnailUrl: Type.Optional(Type.String({ maxLength: 4096, description: "A preview image." })),
     },
     "A file of the recording.",
   ),
@@ -62,6 +64,38 @@ export const RecordedTime = named(
   ),
 );
 
+const Seconds = Type.Number({ minimum: 0, maximum: MAX_DURATION_MS / 1000 });
+const Timecode = Type.Union([
+  Type.String({ maxLength: 64 }),
+  Type.Number({ minimum: 0, maximum: MAX_DURATION_MS }),
+]);
+
+export const TranscriptSegment = named(
+  "TranscriptSegment",
+  Closed(
+    {
+      startTime: Type.Optional(Timecode),
+      endTime: Type.Optional(Timecode),
+      startTimeInSeconds: Type.Optional(Seconds),
+      endTimeInSeconds: Type.Optional(Seconds),
+      text: Text("What was said."),
+    },
+    "One stretch of the transcript.",
+  ),
+);
+
+export const Transcription = named(
+  "Transcription",
+  Closed(
+    {
+      transcriptSegments: Type.Optional(Type.Array(TranscriptSegment, { maxItems: 10_000 })),
+      vttFileUrl: Type.Optional(Type.String({ maxLength: 4096, description: "A WebVTT file." })),
+      contentSummary: Type.Optional(Text("A summary of the recording.")),
+    },
+    "The recording's transcription (COMPAT §D.4); sent with the recorder webhook.",
+  ),
+);
+
 export const NewRecording = named(
   "NewRecording",
   Closed(
@@ -80,6 +114,8 @@ export const NewRecording = named(
           description: "Default: 1 on creation, one more than before on replace.",
         }),
       ),
+      from: Type.Optional(User),
+      transcription: Type.Optional(Transcription),
     },
     "One recording annotation to add or replace.",
   ),
@@ -122,6 +158,8 @@ export const RecordingRecord = named(
       annotationId: Type.String(),
       attachments: Type.Array(Attachment),
       latestVersion: Type.Integer(),
+      from: Type.Optional(User),
+      transcription: Type.Optional(Transcription),
     },
     "A recording annotation (SPEC §2.2).",
   ),

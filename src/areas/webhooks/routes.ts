@@ -23,7 +23,9 @@ export const webhookOperations = [
     summary: "Update webhook configuration",
     description:
       "Merges into the workspace's webhook configuration (triggers key by key); at least one of the two " +
-      "fields. The first enable turns on the nine comment triggers unless they are set. Any bad field: " +
+      "fields. Triggers may be nested (`{comment: {add: true}}` is `comment.add`). The first enable seeds " +
+      "the nine comment triggers and `huddle.create`/`huddle.join` true, `crdt.update_data`, `recorder.done` " +
+      "and the two suggestion keys false, unless set. Any bad field: " +
       "INVALID_ARGUMENT `Invalid webhook service configuration.` with `details`, nothing changed.",
     data: UpdateWebhookConfig,
     result: Type.Null(),
@@ -34,7 +36,9 @@ export const webhookOperations = [
           rawNotificationUrl: "https://hooks.example.com/raw",
           processedNotificationUrl: "https://hooks.example.com/processed",
           authToken: "checked-by-your-receiver",
-          triggers: { "recorder.done": true },
+          triggers: { recorder: { done: true } },
+          enableDataProtection: false,
+          payloadFormat: "basic",
         },
       },
       message: "Webhook configuration updated successfully.",
@@ -49,9 +53,11 @@ export const webhookOperations = [
     path: "/v2/workspace/webhookconfig/get",
     operationId: "webhookConfigGet",
     tag: TAG,
-    summary: "Get webhook configuration (extension)",
-    description: "The stored configuration with the auth token masked, and the `whsec_…` signing secret.",
+    summary: "Get webhook configuration",
+    description:
+      'The stored configuration with the auth token masked, and the `whsec_…` signing secret. The body may be left out: none, `{}` and `{"data": {}}` all work. Every field is present; unset strings are `""`.',
     data: GetWebhookConfig,
+    bodyOptional: true,
     result: WebhookConfigView,
     example: {
       data: {},
@@ -64,9 +70,14 @@ export const webhookOperations = [
           processedNotificationUrl: "https://hooks.example.com/processed",
           encodeData: false,
           encryptData: false,
-          triggers: Object.fromEntries(
-            [...service.DEFAULT_TRIGGERS, "recorder.done"].map((key) => [key, true]),
-          ),
+          publicKey: "",
+          enableDataProtection: false,
+          payloadFormat: "basic",
+          triggers: {
+            ...Object.fromEntries(service.OPT_IN_TRIGGERS.map((key) => [key, false])),
+            ...Object.fromEntries(service.DEFAULT_TRIGGERS.map((key) => [key, true])),
+            "recorder.done": true,
+          },
         },
         signingSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       },

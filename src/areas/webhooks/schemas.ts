@@ -1,4 +1,4 @@
-import { type Static, Type } from "typebox";
+import { type Static, type TSchema, Type } from "typebox";
 import {
   Closed,
   documentedAs,
@@ -9,7 +9,7 @@ import {
   PageSize,
   PageToken,
 } from "../../http/schemas.js";
-import { MAX_GRACE_MS } from "../../webhooks/settings.js";
+import { MAX_GRACE_MS, PAYLOAD_FORMATS } from "../../webhooks/settings.js";
 
 /**
  * The update's fields are typed loosely here and checked by validation.ts, because every
@@ -47,6 +47,12 @@ function Clearable(maxLength: number, description: string) {
   });
 }
 
+/** Trigger keys nested `depth` more levels (documented to three; validation.ts takes up to eight). */
+function NestedTriggers(depth: number): TSchema {
+  const leaf = depth <= 1 ? Type.Boolean() : Type.Union([Type.Boolean(), NestedTriggers(depth - 1)]);
+  return Type.Record(Type.String(), leaf);
+}
+
 /** What validation.ts accepts, for the document. */
 function WebhookServiceConfigPatch() {
   return Closed(
@@ -60,15 +66,26 @@ function WebhookServiceConfigPatch() {
       encryptData: Type.Optional(Type.Boolean({ description: "Encrypt payloads; needs publicKey." })),
       publicKey: Type.Optional(Clearable(16_384, "RSA ≥ 2048 bits, base64 DER or PEM.")),
       triggers: Type.Optional(
-        Type.Record(Type.String(), Type.Boolean(), {
-          description: "Event key to boolean, merged key by key.",
+        Type.Record(Type.String(), Type.Union([Type.Boolean(), NestedTriggers(2)]), {
+          description:
+            "Event key to boolean, merged key by key. Nested objects are accepted: " +
+            '`{"comment": {"add": true}}` is the key `comment.add`; stored flat.',
+        }),
+      ),
+      enableDataProtection: Type.Optional(
+        Type.Boolean({ description: "Stored and returned; no effect in collabd. Default false." }),
+      ),
+      payloadFormat: Type.Optional(
+        Type.Enum([...PAYLOAD_FORMATS], {
+          description: "Shape of raw payloads: `basic` (default) or `advanced`.",
         }),
       ),
     },
-    "Fields merged into the stored configuration (SPEC §2.4).",
+    "Fields merged into the stored configuration (SPEC §2.4, COMPAT §A.8).",
   );
 }
 
+/** Get takes nothing; `{}` and `{"data": {}}` bodies, or none, all work (COMPAT §A.8). */
 export const GetWebhookConfig = Closed({});
 
 export const WebhookConfigView = named(
@@ -77,14 +94,16 @@ export const WebhookConfigView = named(
     {
       useWebhookService: Type.Boolean(),
       webhookServiceConfig: Closed({
-        authToken: Type.Optional(
-          Type.String({ description: "Masked: only the last four characters are shown." }),
-        ),
-        rawNotificationUrl: Type.Optional(Type.String()),
-        processedNotificationUrl: Type.Optional(Type.String()),
+        authToken: Type.String({
+          description: 'Masked: only the last four characters are shown; `""` when unset.',
+        }),
+        rawNotificationUrl: Type.String({ description: '`""` when unset.' }),
+        processedNotificationUrl: Type.String({ description: '`""` when unset.' }),
         encodeData: Type.Boolean(),
         encryptData: Type.Boolean(),
-        publicKey: Type.Optional(Type.String()),
+        publicKey: Type.String({ description: '`""` when unset.' }),
+        enableDataProtection: Type.Boolean({ description: "Stored only (COMPAT §E.15)." }),
+        payloadFormat: Type.Enum([...PAYLOAD_FORMATS]),
         triggers: Type.Record(Type.String(), Type.Boolean()),
       }),
       signingSecret: Type.String({

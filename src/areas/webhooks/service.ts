@@ -27,7 +27,7 @@ import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
 /** An update waits at most this long for a URL's name to resolve (docs/webhooks.md). */
 const CONFIG_LOOKUP_WAIT_MS = 2_000;
 
-/** The nine comment triggers of SPEC §6, turned on by the first enable unless already set. */
+/** The nine comment triggers of SPEC §6 and the two huddle ones: `true` on first enable (COMPAT §A.8). */
 export const DEFAULT_TRIGGERS = [
   "comment_annotation.add",
   "comment.add",
@@ -38,6 +38,16 @@ export const DEFAULT_TRIGGERS = [
   "comment_annotation.priority_change",
   "comment.reaction_add",
   "comment.reaction_delete",
+  "huddle.create",
+  "huddle.join",
+] as const;
+
+/** Seeded `false` on first enable: the original's opt-in keys (COMPAT §A.8). */
+export const OPT_IN_TRIGGERS = [
+  "crdt.update_data",
+  "recorder.done",
+  "comment_annotation.suggestion_accept",
+  "comment_annotation.suggestion_reject",
 ] as const;
 
 /**
@@ -73,8 +83,13 @@ function merge(stored: WebhookSettings, patch: ConfigPatch): WebhookSettings {
   const triggers: Record<string, boolean> = { ...stored.triggers, ...patch.triggers };
   const enabled = patch.enabled ?? stored.enabled;
   let defaultsApplied = stored.defaultsApplied;
+  // Seeded false by the first enable (COMPAT §A.8): false is also its stored default, so a value
+  // set before then is kept, as triggers set before are.
+  const enableDataProtection = patch.enableDataProtection ?? stored.enableDataProtection;
   if (enabled && !defaultsApplied) {
+    // Keys already stored or sent in this request win over the seed.
     for (const trigger of DEFAULT_TRIGGERS) if (!(trigger in triggers)) triggers[trigger] = true;
+    for (const trigger of OPT_IN_TRIGGERS) if (!(trigger in triggers)) triggers[trigger] = false;
     defaultsApplied = true;
   }
   const pick = <K extends keyof ConfigPatch & keyof WebhookSettings>(name: K) =>
@@ -89,6 +104,8 @@ function merge(stored: WebhookSettings, patch: ConfigPatch): WebhookSettings {
     publicKey: pick("publicKey"),
     triggers,
     defaultsApplied,
+    enableDataProtection,
+    payloadFormat: patch.payloadFormat ?? stored.payloadFormat,
   };
 }
 
@@ -102,16 +119,18 @@ export async function getConfig(ctx: Ctx): Promise<WebhookConfigViewType> {
     (await ctx.write((trx) => ensureConfigRow(trx, key, ctx.workspace.id, now)));
   const settings = settingsFromRow(row, key);
   const secrets = secretsFromRow(row, key);
+  // Every field always present, `""` when unset (COMPAT §A.8); the token masked (§E.6).
   const config: WebhookConfigViewType["webhookServiceConfig"] = {
+    authToken: settings.authToken === null ? "" : mask(settings.authToken),
+    rawNotificationUrl: settings.rawNotificationUrl ?? "",
+    processedNotificationUrl: settings.processedNotificationUrl ?? "",
     encodeData: settings.encodeData,
     encryptData: settings.encryptData,
+    publicKey: settings.publicKey ?? "",
+    enableDataProtection: settings.enableDataProtection,
+    payloadFormat: settings.payloadFormat,
     triggers: { ...settings.triggers },
   };
-  if (settings.authToken !== null) config.authToken = mask(settings.authToken);
-  if (settings.rawNotificationUrl !== null) config.rawNotificationUrl = settings.rawNotificationUrl;
-  if (settings.processedNotificationUrl !== null)
-    config.processedNotificationUrl = settings.processedNotificationUrl;
-  if (settings.publicKey !== null) config.publicKey = settings.publicKey;
   const view: WebhookConfigViewType = {
     useWebhookService: settings.enabled,
     webhookServiceConfig: config,

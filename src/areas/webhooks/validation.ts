@@ -3,6 +3,7 @@ import { invalidArgument } from "../../errors.js";
 import { destinationProblem } from "../../webhooks/egress.js";
 import { parsePublicKey } from "../../webhooks/encryption.js";
 import type { HostResolver } from "../../webhooks/resolver.js";
+import { PAYLOAD_FORMATS, type PayloadFormat } from "../../webhooks/settings.js";
 
 /** What an update asks to change; absent keys keep the stored value, null clears it. */
 export interface ConfigPatch {
@@ -14,6 +15,8 @@ export interface ConfigPatch {
   encryptData?: boolean;
   publicKey?: string | null;
   triggers?: Record<string, boolean>;
+  enableDataProtection?: boolean;
+  payloadFormat?: PayloadFormat;
 }
 
 /** How URLs are checked: the egress policy, and the bounded lookup of their names. */
@@ -36,6 +39,8 @@ const CONFIG_FIELDS = new Set([
   "encryptData",
   "publicKey",
   "triggers",
+  "enableDataProtection",
+  "payloadFormat",
 ]);
 const MAX_URL = 2048;
 const MAX_TOKEN = 1024;
@@ -72,7 +77,7 @@ export async function parsePatch(
       for (const name of Object.keys(fields)) {
         if (!CONFIG_FIELDS.has(name)) problem(`${CONFIG}.${name}`, `Unknown field ${CONFIG}.${name}.`);
       }
-      for (const name of ["encodeData", "encryptData"] as const) {
+      for (const name of ["encodeData", "encryptData", "enableDataProtection"] as const) {
         const value = fields[name];
         if (value === undefined) continue;
         if (typeof value === "boolean") patch[name] = value;
@@ -96,6 +101,12 @@ export async function parsePatch(
         const checked = key === null ? null : parsePublicKey(key);
         if (checked && "problem" in checked) problem(`${CONFIG}.publicKey`, checked.problem);
         else patch.publicKey = key;
+      }
+      if (fields.payloadFormat !== undefined) {
+        const format = fields.payloadFormat;
+        if (typeof format === "string" && (PAYLOAD_FORMATS as readonly string[]).includes(format)) {
+          patch.payloadFormat = format as PayloadFormat;
+        } else problem(`${CONFIG}.payloadFormat`, `Must be one of ${PAYLOAD_FORMATS.join(", ")}.`);
       }
       if (fields.triggers !== undefined) {
         const triggers = parseTriggers(fields.triggers, problem);
@@ -140,6 +151,11 @@ async function urlProblem(text: string, options: UrlCheck) {
   return destinationProblem(url, options.resolver, options);
 }
 
+/**
+ * Trigger keys to booleans. Nested objects are accepted too (COMPAT §A.8):
+ * `{"comment": {"add": true}}` is the key `comment.add`; keys join with `.`, leaves must be
+ * booleans, and the result is flat.
+ */
 function parseTriggers(
   value: unknown,
   problem: (field: string, message: string) => void,
@@ -149,21 +165,36 @@ function parseTriggers(
     problem(field, "Must be an object of trigger keys to booleans.");
     return null;
   }
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length > MAX_TRIGGERS) {
+  const out: Record<string, boolean> = {};
+  let ok = true;
+  let count = 0;
+  const walk = (node: Record<string, unknown>, prefix: string, depth: number) => {
+    for (const [part, flag] of Object.entries(node)) {
+      const key = prefix === "" ? part : `${prefix}.${part}`;
+      if (part.length === 0 || key.length > 256) {
+        problem(field, "Trigger keys must be 1 to 256 characters.");
+        ok = false;
+      } else if (typeof flag === "boolean") {
+        if (++count > MAX_TRIGGERS) {
+          ok = false;
+          return;
+        }
+        out[key] = flag;
+      } else if (flag !== null && typeof flag === "object" && !Array.isArray(flag) && depth < MAX_NESTING) {
+        walk(flag as Record<string, unknown>, key, depth + 1);
+      } else {
+        problem(`${field}.${key}`, "Must be a boolean, or an object of trigger keys to booleans.");
+        ok = false;
+      }
+    }
+  };
+  walk(value as Record<string, unknown>, "", 1);
+  if (count > MAX_TRIGGERS) {
     problem(field, `Must hold at most ${MAX_TRIGGERS} keys.`);
     return null;
   }
-  const out: Record<string, boolean> = {};
-  let ok = true;
-  for (const [key, flag] of entries) {
-    if (key.length === 0 || key.length > 256) {
-      problem(field, "Trigger keys must be 1 to 256 characters.");
-      ok = false;
-    } else if (typeof flag !== "boolean") {
-      problem(`${field}.${key}`, "Must be a boolean.");
-      ok = false;
-    } else out[key] = flag;
-  }
   return ok ? out : null;
 }
+
+/** Trigger keys are a few dotted parts; deeper nesting is a mistake, not a key. */
+const MAX_NESTING = 8;

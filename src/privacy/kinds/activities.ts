@@ -90,8 +90,8 @@ async function rewrite(
       .execute();
     byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.id]);
   }
-  // SQLite accounts activity bytes by verbs (migration 0007); PostgreSQL's triggers did it already.
-  await releaseUsage(tx, { workspace: { id: scope.workspaceId } as never }, rewriteDelta(tx, before, after));
+  // Activities are accounted by their verbs on both dialects (migrations 0007, 0008).
+  await releaseUsage(tx, { workspace: { id: scope.workspaceId } as never }, rewriteDelta(before, after));
   for (const [organizationId, recordIds] of byOrganization) {
     await eraseRecordDeliveries(tx, {
       workspaceId: scope.workspaceId,

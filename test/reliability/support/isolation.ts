@@ -9,10 +9,19 @@ import { snapshot } from "./snapshot.js";
  * - `empty`: a success listing nothing (or, keyed by user, nothing for each);
  * - `itemsFailed`: a success whose every per-item result failed;
  * - `nothingDeleted`: a success that deleted/removed nothing;
+ * - `ownWriteAgain`: the same write of B's own once more (a v1 alias after its v2 path): a
+ *   success, whose items may fail on B's own rows (`already exists`), never on A's;
  * - `ownWrite`: a success that wrote B's own row (A's same id neither blocks nor changes it);
  * - `badPageToken`: A's page token is INVALID_ARGUMENT for B.
  */
-export type Isolated = "notFound" | "empty" | "itemsFailed" | "nothingDeleted" | "ownWrite" | "badPageToken";
+export type Isolated =
+  | "notFound"
+  | "empty"
+  | "itemsFailed"
+  | "nothingDeleted"
+  | "ownWrite"
+  | "ownWriteAgain"
+  | "badPageToken";
 
 export interface IsolationCase {
   readonly path: string;
@@ -98,7 +107,10 @@ function mismatch(expected: Isolated, res: Response): string | null {
       return items.length > 0 && items.every((item) => item.success === false) ? null : "an item succeeded";
     }
     case "nothingDeleted":
-      return data?.deletedCount === 0 || data?.removedCount === 0 ? null : "deleted something";
+      // Deletes answer per item with `result.deletedCount` beside (COMPAT §A.1); older shapes count in data.
+      return result?.deletedCount === 0 || data?.deletedCount === 0 || data?.removedCount === 0
+        ? null
+        : "deleted something";
     case "ownWrite": {
       const items = data && typeof data === "object" ? (Object.values(data) as { success?: boolean }[]) : [];
       return items.every((item) => typeof item !== "object" || item === null || item.success !== false)
@@ -106,6 +118,7 @@ function mismatch(expected: Isolated, res: Response): string | null {
         : "an item failed (A's id blocked B's write)";
     }
     default:
+      // ownWriteAgain: any success; A's rows are checked unchanged after every case.
       return null;
   }
 }

@@ -24,6 +24,8 @@ export interface Schema {
 export interface DocumentedOperation {
   readonly path: string;
   readonly data: Schema;
+  /** A v1 path served by the v2 operation at this path (COMPAT §F, `x-alias-of`). */
+  readonly aliasOf?: string;
 }
 
 /**
@@ -34,7 +36,15 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
   const res = await fetch(`${baseUrl}/openapi.json`);
   if (res.status !== 200) throw new Error(`/openapi.json answered ${res.status}`);
   const doc = (await res.json()) as {
-    paths: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: Schema }> } } }>;
+    paths: Record<
+      string,
+      {
+        post?: {
+          "x-alias-of"?: string;
+          requestBody?: { content?: Record<string, { schema?: Schema }> };
+        };
+      }
+    >;
     components: { schemas: Record<string, Schema> };
   };
   const operations: DocumentedOperation[] = [];
@@ -43,7 +53,8 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
     const body = schema && (inline(schema, doc.components.schemas) as Schema);
     const data = body?.properties?.data;
     if (!data) throw new Error(`${path}: no documented request body with a data object`);
-    operations.push({ path, data });
+    const aliasOf = item.post?.["x-alias-of"];
+    operations.push({ path, data, ...(aliasOf ? { aliasOf } : {}) });
   }
   return operations;
 }

@@ -1,0 +1,104 @@
+import type { Ctx } from "../../context.js";
+import { pageBounds } from "../../lib/bounds.js";
+import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
+import type { CountAnnotationsInput, GetAnnotationsInput } from "./schemas.js";
+import * as store from "./store.js";
+
+export interface AnnotationPage {
+  /** `result.data` already serialized: stored threads spliced as they are. */
+  readonly rawData: string;
+  readonly pageToken: string;
+}
+
+/**
+ * Threads of an organization narrowed by the filters given (AND), newest first unless
+ * `order` is asc, keyset-paged (COMPAT §C.2). With `annotationIds`: those threads in
+ * request order, null for unknown ones, one page.
+ */
+export async function getAnnotations(ctx: Ctx, input: GetAnnotationsInput): Promise<AnnotationPage> {
+  const scope = { workspaceId: ctx.workspace.id, organizationId: input.organizationId };
+  const documentIds = mergeIds(input.documentId, input.documentIds);
+  if (input.annotationIds) {
+    const found = await store.findAnnotations(ctx.reader, scope, input.annotationIds);
+    const hits = input.annotationIds.map((id) => {
+      const hit = found.get(id);
+      return hit && (!documentIds || documentIds.includes(hit.documentId)) ? hit : null;
+    });
+    if (input.groupByDocumentId) {
+      const present = hits.filter((h) => h !== null);
+      return {
+        rawData: grouped(
+          present.map((h) => h.text),
+          present.map((h) => h.documentId),
+        ),
+        pageToken: "",
+      };
+    }
+    return { rawData: `[${hits.map((h) => (h ? h.text : "null")).join(",")}]`, pageToken: "" };
+  }
+  const order = input.order ?? "desc";
+  const bounds = pageBounds(ctx.config, input.pageSize);
+  const { pageToken, ...rest } = input;
+  const query = { ...rest, order, pageSize: bounds.limit };
+  const after = pageToken
+    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
+    : null;
+  const page = await store.listAnnotations(
+    ctx.reader,
+    {
+      ...scope,
+      documentIds,
+      folderId: input.folderId,
+      locationIds: input.locationIds,
+      userIds: input.userIds,
+      mentionedUserIds: input.mentionedUserIds,
+      resolvedBy: input.resolvedBy,
+      statusIds: mergeIds(input.statusId, input.statusIds),
+      updatedAfter: input.updatedAfter,
+      updatedBefore: input.updatedBefore,
+      createdAfter: input.createdAfter,
+      createdBefore: input.createdBefore,
+    },
+    order,
+    after,
+    bounds,
+  );
+  return {
+    rawData: input.groupByDocumentId ? grouped(page.records, page.documents) : `[${page.records.join(",")}]`,
+    pageToken: nextPageToken(ctx, query, page.next),
+  };
+}
+
+/** Threads and unread threads per requested document, zeros for those without any. */
+export async function countAnnotations(
+  ctx: Ctx,
+  input: CountAnnotationsInput,
+): Promise<Record<string, { total: number; unread: number }>> {
+  const scope = { workspaceId: ctx.workspace.id, organizationId: input.organizationId };
+  const counts = await store.countAnnotations(
+    ctx.reader,
+    scope,
+    input.documentIds,
+    input.userId,
+    input.statusIds,
+  );
+  return Object.fromEntries(input.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
+}
+
+/** A singular and a list form of one filter, as one list (absent when neither is given). */
+function mergeIds(one: string | undefined, many: readonly string[] | undefined): string[] | undefined {
+  if (one === undefined && many === undefined) return undefined;
+  return [...new Set([...(one === undefined ? [] : [one]), ...(many ?? [])])];
+}
+
+/** `{documentId: [thread, …]}` from serialized threads and their documents, in page order. */
+function grouped(records: readonly string[], documents: readonly string[]): string {
+  const groups = new Map<string, string[]>();
+  records.forEach((record, i) => {
+    const key = documents[i]!;
+    const list = groups.get(key) ?? [];
+    list.push(record);
+    groups.set(key, list);
+  });
+  return `{${[...groups].map(([doc, list]) => `${JSON.stringify(doc)}:[${list.join(",")}]`).join(",")}}`;
+}

@@ -1,0 +1,187 @@
+import type { Ctx } from "../../context.js";
+import type { WriteTx } from "../../db/handles.js";
+import type { ActivityRow } from "../../db/tables.js";
+import type { User } from "../../http/user.js";
+import { checkRecordSize } from "../../lib/bounds.js";
+import { upsertDelta } from "../../quotas/activities.js";
+import { chargeUsage } from "../../quotas/check.js";
+import type { CommentTrigger } from "../../webhooks/comment-payloads.js";
+import { emitEvents, type OutboxEvent } from "../../webhooks/outbox.js";
+import { usersWithDocumentAccess } from "../access/check.js";
+import { upsertActivities } from "../activities/store.js";
+import { findDocument } from "../hierarchy/documents.js";
+import { composeNotification } from "../notifications/compose.js";
+import { writeNotification } from "../notifications/write.js";
+import type { AnnotationRecord, CommentRecord } from "./objects.js";
+
+type Json = Record<string, unknown>;
+
+interface PendingEvent {
+  readonly event: CommentTrigger;
+  readonly annotation: AnnotationRecord;
+  readonly targetComment?: CommentRecord | undefined;
+  readonly actionUser?: User | undefined;
+  readonly specifics?: Json | undefined;
+}
+
+interface PendingActivity {
+  readonly event: CommentTrigger;
+  readonly annotation: AnnotationRecord;
+  readonly actionUser: User;
+  readonly commentId?: number | undefined;
+  readonly changes?: Json | undefined;
+}
+
+/**
+ * The effects of one comment operation on one document (STYLE §5), collected while the
+ * verb works and written by `flush` in the verb's transaction: webhook outbox events
+ * (COMPAT §D.3), activity records (`featureType: comment`, COMPAT §C.2, never emitting) and
+ * notifications for subscribers, mentioned users and new assignees.
+ */
+export class Effects {
+  private readonly events: PendingEvent[] = [];
+  private readonly activities: PendingActivity[] = [];
+  private readonly notices: {
+    users: User[];
+    actionUser: User;
+    annotation: AnnotationRecord;
+    headline: string;
+  }[] = [];
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly organizationId: string,
+    private readonly documentId: string,
+  ) {}
+
+  event(pending: PendingEvent): void {
+    this.events.push(pending);
+  }
+
+  activity(pending: PendingActivity): void {
+    this.activities.push(pending);
+  }
+
+  /** Notifies `users` other than the acting user (COMPAT §C.2 `triggerNotification`). */
+  notify(users: readonly User[], actionUser: User, annotation: AnnotationRecord, headline: string): void {
+    const others = users.filter((u) => u.userId !== actionUser.userId);
+    if (others.length > 0) this.notices.push({ users: others, actionUser, annotation, headline });
+  }
+
+  async flush(trx: WriteTx): Promise<void> {
+    await this.writeEvents(trx);
+    await this.writeActivities(trx);
+    for (const [index, notice] of this.notices.entries()) {
+      const { row, recipients } = composeNotification(
+        this.ctx,
+        {
+          organizationId: this.organizationId,
+          documentId: this.documentId,
+          notificationSource: "comment",
+          actionUser: notice.actionUser,
+          displayHeadlineMessageTemplate: `{{actionUser.name}} ${notice.headline}`,
+          displayHeadlineMessageTemplateData: { actionUser: notice.actionUser },
+          notificationSourceData: threadSummary(notice.annotation),
+          notifyUsers: notice.users,
+        },
+        `notification ${index}`,
+      );
+      await writeNotification(trx, row, recipients);
+    }
+  }
+
+  private async writeEvents(trx: WriteTx): Promise<void> {
+    if (this.events.length === 0) return;
+    const { ctx, organizationId, documentId } = this;
+    const document = await findDocument(trx, ctx.workspace.id, organizationId, documentId);
+    const subscribers = new Set(this.events.flatMap((e) => Object.keys(e.annotation.subscribedUsers)));
+    const allowed = await usersWithDocumentAccess(
+      trx,
+      ctx.workspace.id,
+      organizationId,
+      documentId,
+      [...subscribers],
+      ctx.clock.now(),
+    );
+    const timestamp = ctx.clock.now();
+    const events = this.events.map(
+      (e): OutboxEvent => ({
+        type: "comment",
+        event: e.event,
+        organizationId,
+        documentId,
+        documentName: document?.name ?? undefined,
+        folderId: document?.folder_id ?? undefined,
+        commentAnnotation: e.annotation as unknown as Json,
+        targetComment: e.targetComment as unknown as Json | undefined,
+        actionUser: e.actionUser,
+        specifics: e.specifics,
+        accessDeniedUsers: deniedUsers(e.annotation, allowed),
+        timestamp,
+      }),
+    );
+    await emitEvents(trx, ctx, events);
+  }
+
+  /** Activities only where the workspace keeps them (its activity service), counted like activities add. */
+  private async writeActivities(trx: WriteTx): Promise<void> {
+    const { ctx } = this;
+    if (this.activities.length === 0 || !ctx.workspace.activityService) return;
+    const timestamp = ctx.clock.now();
+    const rows = this.activities.map((a, index): ActivityRow => {
+      const id = ctx.ids();
+      const record = JSON.stringify({
+        id,
+        featureType: "comment",
+        actionType: a.event,
+        actionUser: a.actionUser,
+        targetEntityId: a.annotation.annotationId,
+        ...(a.commentId !== undefined ? { targetSubEntityId: String(a.commentId) } : {}),
+        ...(a.changes ? { changes: a.changes } : {}),
+        metadata: {
+          apiKey: ctx.workspace.id,
+          documentId: this.documentId,
+          organizationId: this.organizationId,
+        },
+        timestamp,
+      });
+      checkRecordSize(ctx.config, record, `activity ${index}`);
+      return {
+        workspace_id: ctx.workspace.id,
+        organization_id: this.organizationId,
+        id,
+        document_id: this.documentId,
+        target_entity_id: a.annotation.annotationId,
+        feature_type: "comment",
+        action_type: a.event,
+        user_id: a.actionUser.userId,
+        timestamp,
+        record,
+      };
+    });
+    const usage = await upsertDelta(trx, rows, []);
+    await upsertActivities(trx, rows);
+    await chargeUsage(trx, ctx, usage);
+  }
+}
+
+/**
+ * Subscribers who cannot see the thread (COMPAT §D.2): outside a restricted thread's users,
+ * or without access to the document (COMPAT §A.7).
+ */
+function deniedUsers(annotation: AnnotationRecord, allowed: ReadonlySet<string>): string[] {
+  const visibility = annotation.visibilityConfig;
+  const listed = visibility.type === "restricted" ? new Set(visibility.userIds ?? []) : null;
+  return Object.keys(annotation.subscribedUsers).filter(
+    (id) => !allowed.has(id) || (listed && !listed.has(id)),
+  );
+}
+
+/**
+ * The thread a notification points to (`notificationSourceData`), without its comments
+ * but the latest: a notification record is bounded like any record, a thread may be near it.
+ */
+function threadSummary(annotation: AnnotationRecord): Json {
+  const { comments, ...rest } = annotation;
+  return { ...rest, comments: comments.slice(-1) };
+}

@@ -1,0 +1,197 @@
+import { createHash } from "node:crypto";
+import type { User } from "../../http/user.js";
+import type { AnnotationRecord, CommentRecord, NewCommentInput, StatusValue } from "./objects.js";
+import type { NewAnnotationInput } from "./schemas.js";
+
+/**
+ * Building and deriving the stored thread (COMPAT §C.1): one JSON object holds the thread
+ * and its comments, kept in the shape get returns, so answers splice it as stored.
+ */
+
+export const DEFAULT_STATUS: StatusValue = {
+  id: "OPEN",
+  name: "Open",
+  type: "default",
+  color: "#625DF5",
+  lightColor: "#E7E8FA",
+};
+
+export const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A random 6-digit id not yet used in the thread. */
+export function newCommentId(taken: ReadonlySet<number>, random: () => number = Math.random): number {
+  for (;;) {
+    const id = 100_000 + Math.floor(random() * 900_000);
+    if (!taken.has(id)) return id;
+  }
+}
+
+/** The stable integer of a location id (< 2^53): a safe integer as it is, anything else hashed. */
+export function locationNumber(id: string | number): number {
+  if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) return id;
+  return Number(BigInt(`0x${createHash("sha256").update(String(id)).digest("hex").slice(0, 13)}`));
+}
+
+/** A new comment as stored. `lastUpdated` is ISO 8601, as the original returns it for comments. */
+export function buildComment(input: NewCommentInput, commentId: number, now: number): CommentRecord {
+  const {
+    commentId: _id,
+    triggerNotification: _n,
+    triggerActivities: _a,
+    createdAt,
+    lastUpdated,
+    taggedUserContacts = [],
+    attachments = [],
+    isCommentTextAvailable = true,
+    from,
+    agent,
+    ...rest
+  } = input;
+  const tagged = taggedUserContacts.map((t) => ({ ...t, userId: t.userId ?? t.contact.userId }));
+  const created = createdAt ?? now;
+  return {
+    commentId,
+    type: "text",
+    status: "added",
+    ...rest,
+    from,
+    to: tagged.map((t) => t.contact),
+    taggedUserContacts: tagged,
+    attachments,
+    isCommentTextAvailable,
+    ...(agent ? { agent, sourceType: "agent" } : {}),
+    isDraft: false,
+    isEdited: false,
+    createdAt: created,
+    lastUpdated: iso(lastUpdated ?? created),
+    recorders: [],
+    customList: [],
+    toOrganizationUserGroup: [],
+    reactionAnnotationIds: [],
+    reactionAnnotations: [],
+  };
+}
+
+export interface Placement {
+  readonly apiKey: string;
+  readonly organizationId: string;
+  readonly documentId: string;
+  readonly folderId?: string | undefined;
+}
+
+/** A new thread as stored, before its derived fields (`refresh` fills them). */
+export function buildAnnotation(
+  input: NewAnnotationInput,
+  annotationId: string,
+  annotationNumber: number,
+  comments: CommentRecord[],
+  placement: Placement,
+  now: number,
+): AnnotationRecord {
+  const first = comments[0]!;
+  const createdAt = input.createdAt ?? now;
+  const type = input.type ?? "comment";
+  const visibility = input.visibility ?? { type: "public" as const };
+  const visibilityConfig =
+    visibility.type === "restricted"
+      ? { ...visibility, userIds: [...new Set([...(visibility.userIds ?? []), first.from.userId])] }
+      : visibility;
+  const record: AnnotationRecord = {
+    annotationId,
+    annotationNumber,
+    type,
+    commentType: input.commentType ?? "manual",
+    comments,
+    from: first.from,
+    status: input.status ?? DEFAULT_STATUS,
+    ...(input.priority ? { priority: input.priority } : {}),
+    ...(input.assignedTo ? { assignedTo: input.assignedTo } : {}),
+    ...(input.location ? { location: input.location } : {}),
+    ...(input.targetElement ? { targetElement: input.targetElement } : {}),
+    ...(input.context ? { context: withAccessFields(input.context as Record<string, unknown>) } : {}),
+    visibilityConfig,
+    ...(type === "suggestion" ? { suggestion: { ...(input.suggestion ?? {}), status: "pending" } } : {}),
+    ...(first.agent ? { agent: first.agent } : {}),
+    sourceType: first.agent ? "agent" : "rest-api",
+    metadata: {
+      apiKey: placement.apiKey,
+      organizationId: placement.organizationId,
+      documentId: placement.documentId,
+      ...(placement.folderId ? { folderId: placement.folderId } : {}),
+    },
+    subscribedUsers: {},
+    unsubscribedUsers: {},
+    involvedUserIds: [],
+    mentionedUserIds: [],
+    hasDraftComments: false,
+    customList: [],
+    commentCategories: [],
+    createdAt,
+    lastUpdated: input.lastUpdated ?? createdAt,
+  };
+  return refresh(record);
+}
+
+/** `context.accessFields` = `"field:value"` for each key of `context.access` (COMPAT §C.1). */
+export function withAccessFields(context: Record<string, unknown>): Record<string, unknown> {
+  const access = context.access;
+  if (access === null || typeof access !== "object" || Array.isArray(access)) return context;
+  const fields = Object.entries(access as Record<string, unknown>).map(([k, v]) => `${k}:${String(v)}`);
+  return { ...context, accessFields: fields };
+}
+
+/**
+ * Recomputes the fields derived from the comments, the assignee and the location:
+ * subscribers (authors, tagged and assigned users, `auto`; explicit ones kept),
+ * involved and mentioned ids, `locationId`, `resolvedByUser`. Mutates and returns it.
+ */
+export function refresh(record: AnnotationRecord): AnnotationRecord {
+  const subscribed: Record<string, { user: User; type: string }> = {};
+  for (const [id, entry] of Object.entries(record.subscribedUsers)) {
+    if (entry.type !== "auto") subscribed[id] = entry;
+  }
+  const auto = (user: User) => {
+    if (!(user.userId in subscribed) && !(user.userId in record.unsubscribedUsers)) {
+      subscribed[user.userId] = { user, type: "auto" };
+    }
+  };
+  const mentioned = new Set<string>();
+  for (const comment of record.comments) {
+    auto(comment.from);
+    for (const tag of comment.taggedUserContacts) {
+      auto(tag.contact);
+      mentioned.add(tag.userId ?? tag.contact.userId);
+    }
+  }
+  if (record.assignedTo) auto(record.assignedTo);
+  record.subscribedUsers = subscribed;
+  record.involvedUserIds = [
+    ...new Set([...Object.keys(subscribed), ...Object.keys(record.unsubscribedUsers)]),
+  ];
+  record.mentionedUserIds = [...mentioned];
+  if (record.location?.id !== undefined) record.locationId = locationNumber(record.location.id);
+  else delete record.locationId;
+  if (record.resolvedByUserId) record.resolvedByUser = { userId: record.resolvedByUserId };
+  else delete record.resolvedByUser;
+  return record;
+}
+
+/** The users a thread involves by role: the rows of comment_annotation_users. */
+export function involvement(record: AnnotationRecord): { userId: string; role: string }[] {
+  const out = new Map<string, { userId: string; role: string }>();
+  const add = (userId: string, role: string) => out.set(`${role}\u0000${userId}`, { userId, role });
+  for (const comment of record.comments) {
+    add(comment.from.userId, "author");
+    for (const tag of comment.taggedUserContacts) add(tag.userId ?? tag.contact.userId, "tagged");
+  }
+  if (record.assignedTo) add(record.assignedTo.userId, "assigned");
+  for (const id of Object.keys(record.subscribedUsers)) add(id, "subscribed");
+  return [...out.values()];
+}
+
+/** Whether a comment has text, as COMPAT §C.1 requires unless `isCommentTextAvailable` is false. */
+export const hasText = (c: {
+  commentText?: string;
+  commentHtml?: string;
+  isCommentTextAvailable?: boolean;
+}) => c.isCommentTextAvailable === false || c.commentText !== undefined || c.commentHtml !== undefined;

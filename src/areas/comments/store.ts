@@ -1,0 +1,340 @@
+import { fixedBatches } from "../../db/batches.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
+import { rawRows, rowLimit } from "../../db/raw.js";
+import type { CommentAnnotationRow, CommentAnnotationUserRow } from "../../db/tables.js";
+import { lockedForUpdate } from "../../db/transactions.js";
+import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
+import type { AnnotationRecord } from "./objects.js";
+import { involvement } from "./record.js";
+
+type Db = Readable;
+
+/** Queries of comment threads. Every filter of get has an index (docs/query-plans.md, "Comments"). */
+
+export interface Scope {
+  readonly workspaceId: string;
+  readonly organizationId: string;
+}
+
+/** Hands out `count` annotation numbers in a document: returns the first. The row lock orders concurrent adds. */
+export async function nextNumbers(
+  db: WriteTx,
+  scope: Scope,
+  documentId: string,
+  count: number,
+): Promise<number> {
+  const row = await db
+    .insertInto("comment_sequences")
+    .values({
+      workspace_id: scope.workspaceId,
+      organization_id: scope.organizationId,
+      document_id: documentId,
+      last_number: count,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["workspace_id", "organization_id", "document_id"])
+        .doUpdateSet((eb) => ({ last_number: eb("comment_sequences.last_number", "+", count) })),
+    )
+    .returning("last_number")
+    .executeTakeFirstOrThrow();
+  return Number(row.last_number) - count + 1;
+}
+
+/** The row of a stored thread, its filter columns read off the record. */
+export function toRow(scope: Scope, record: AnnotationRecord): CommentAnnotationRow {
+  const last = record.comments.at(-1);
+  return {
+    workspace_id: scope.workspaceId,
+    organization_id: scope.organizationId,
+    annotation_id: record.annotationId,
+    document_id: record.metadata.documentId,
+    annotation_number: record.annotationNumber,
+    location_id: record.location?.id === undefined ? null : String(record.location.id),
+    from_user_id: record.from.userId,
+    status_id: record.status.id,
+    resolved_by: record.resolvedByUserId ?? null,
+    last_comment_user_id: last ? last.from.userId : null,
+    created_at: record.createdAt,
+    last_updated: record.lastUpdated,
+    record: JSON.stringify(record),
+  };
+}
+
+export interface StoredAnnotation {
+  readonly documentId: string;
+  readonly record: AnnotationRecord;
+  /** The stored JSON's length in bytes is what the quota counted. */
+  readonly text: string;
+}
+
+/**
+ * Threads by id in one organization (any document), as a map. `lock`: inside a write,
+ * locks the rows on PostgreSQL so read-modify-write updates of one thread do not interleave.
+ */
+export async function findAnnotations(
+  db: Db,
+  scope: Scope,
+  ids: readonly string[],
+  lock = false,
+): Promise<Map<string, StoredAnnotation>> {
+  const out = new Map<string, StoredAnnotation>();
+  for (const part of fixedBatches([...new Set(ids)])) {
+    const query = db
+      .selectFrom("comment_annotations")
+      .select(["annotation_id", "document_id", "record"])
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("organization_id", "=", scope.organizationId)
+      .where("annotation_id", "in", part);
+    const rows = await (lock ? lockedForUpdate(db, query) : query).execute();
+    for (const row of rows) {
+      out.set(row.annotation_id, {
+        documentId: row.document_id,
+        record: JSON.parse(row.record) as AnnotationRecord,
+        text: row.record,
+      });
+    }
+  }
+  return out;
+}
+
+/** Writes threads (new or changed) and their user rows; an existing id is replaced. */
+export async function saveAnnotations(
+  db: WriteTx,
+  scope: Scope,
+  records: readonly AnnotationRecord[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const ids = records.map((r) => r.annotationId);
+  await deleteUserRows(db, scope, ids);
+  for (const part of fixedBatches(records.map((r) => toRow(scope, r)))) {
+    await db
+      .insertInto("comment_annotations")
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(["workspace_id", "organization_id", "annotation_id"]).doUpdateSet((eb) => ({
+          location_id: eb.ref("excluded.location_id"),
+          from_user_id: eb.ref("excluded.from_user_id"),
+          status_id: eb.ref("excluded.status_id"),
+          resolved_by: eb.ref("excluded.resolved_by"),
+          last_comment_user_id: eb.ref("excluded.last_comment_user_id"),
+          last_updated: eb.ref("excluded.last_updated"),
+          record: eb.ref("excluded.record"),
+        })),
+      )
+      .execute();
+  }
+  const users: CommentAnnotationUserRow[] = records.flatMap((record) =>
+    involvement(record).map(({ userId, role }) => ({
+      workspace_id: scope.workspaceId,
+      organization_id: scope.organizationId,
+      user_id: userId,
+      role,
+      annotation_id: record.annotationId,
+    })),
+  );
+  for (const part of fixedBatches(users))
+    await db.insertInto("comment_annotation_users").values(part).execute();
+}
+
+async function deleteUserRows(db: WriteTx, scope: Scope, ids: readonly string[]): Promise<void> {
+  for (const part of fixedBatches(ids)) {
+    await db
+      .deleteFrom("comment_annotation_users")
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("organization_id", "=", scope.organizationId)
+      .where("annotation_id", "in", part)
+      .execute();
+  }
+}
+
+/** Deletes threads with their user rows. */
+export async function deleteAnnotations(db: WriteTx, scope: Scope, ids: readonly string[]): Promise<void> {
+  await deleteUserRows(db, scope, ids);
+  for (const part of fixedBatches(ids)) {
+    await db
+      .deleteFrom("comment_annotations")
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("organization_id", "=", scope.organizationId)
+      .where("annotation_id", "in", part)
+      .execute();
+  }
+}
+
+export interface Selection {
+  readonly documentId: string;
+  readonly annotationIds?: readonly string[] | undefined;
+  readonly locationIds?: readonly string[] | undefined;
+  readonly userIds?: readonly string[] | undefined;
+}
+
+/**
+ * The threads of one document an update or delete selects (AND), at most `limit` + 1 so
+ * the caller can tell there are more: a range of the document index. Locked on PostgreSQL.
+ */
+export async function selectAnnotations(
+  db: WriteTx,
+  scope: Scope,
+  selection: Selection,
+  limit: number,
+): Promise<StoredAnnotation[]> {
+  let query = db
+    .selectFrom("comment_annotations")
+    .select(["document_id", "record"])
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("organization_id", "=", scope.organizationId)
+    .where("document_id", "=", selection.documentId);
+  if (selection.annotationIds) query = query.where("annotation_id", "in", [...selection.annotationIds]);
+  if (selection.locationIds) query = query.where("location_id", "in", [...selection.locationIds]);
+  if (selection.userIds) query = query.where("from_user_id", "in", [...selection.userIds]);
+  const ordered = query
+    .orderBy("last_updated")
+    .orderBy("annotation_id")
+    .limit(limit + 1);
+  const rows = await lockedForUpdate(db, ordered).execute();
+  return rows.map((row) => ({
+    documentId: row.document_id,
+    record: JSON.parse(row.record) as AnnotationRecord,
+    text: row.record,
+  }));
+}
+
+/** Organizations of the workspace that hold threads of this document id (delete without organizationId). */
+export async function organizationsWithDocument(
+  db: Db,
+  workspaceId: string,
+  documentId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("comment_sequences")
+    .select("organization_id")
+    .where("workspace_id", "=", workspaceId)
+    .where("document_id", "=", documentId)
+    .execute();
+  return rows.map((r) => r.organization_id);
+}
+
+export interface ListFilter extends Scope {
+  readonly documentIds?: readonly string[] | undefined;
+  readonly folderId?: string | undefined;
+  readonly locationIds?: readonly string[] | undefined;
+  readonly userIds?: readonly string[] | undefined;
+  readonly mentionedUserIds?: readonly string[] | undefined;
+  readonly resolvedBy?: string | undefined;
+  readonly statusIds?: readonly string[] | undefined;
+  readonly updatedAfter?: number | undefined;
+  readonly updatedBefore?: number | undefined;
+  readonly createdAfter?: number | undefined;
+  readonly createdBefore?: number | undefined;
+}
+
+interface ListedRow {
+  readonly record: string;
+  readonly last_updated: number;
+  readonly annotation_id: string;
+  readonly document_id: string;
+}
+
+export type Page = FilledPage<TimeSortKey> & { readonly documents: string[] };
+
+/**
+ * One keyset page in (lastUpdated, annotationId) order. A document filter walks the
+ * document index from the cursor; otherwise the organization's (or the author's) index.
+ */
+export async function listAnnotations(
+  db: Db,
+  filter: ListFilter,
+  order: "asc" | "desc",
+  after: TimeSortKey | null,
+  bounds: { limit: number; budget: number; chunkRows: number },
+): Promise<Page> {
+  let text =
+    "select record, last_updated, annotation_id, document_id from comment_annotations " +
+    "where workspace_id = ? and organization_id = ?";
+  const params: unknown[] = [filter.workspaceId, filter.organizationId];
+  const anyOf = (column: string, values: readonly unknown[] | undefined) => {
+    if (!values) return;
+    text += ` and ${column} in (${values.map(() => "?").join(", ")})`;
+    params.push(...values);
+  };
+  const compare = (column: string, op: string, value: unknown) => {
+    if (value === undefined) return;
+    text += ` and ${column} ${op} ?`;
+    params.push(value);
+  };
+  anyOf("document_id", filter.documentIds);
+  if (filter.folderId !== undefined) {
+    text +=
+      " and document_id in (select id from documents where workspace_id = ? and organization_id = ? and folder_id = ?)";
+    params.push(filter.workspaceId, filter.organizationId, filter.folderId);
+  }
+  anyOf("location_id", filter.locationIds);
+  anyOf("from_user_id", filter.userIds);
+  if (filter.mentionedUserIds) {
+    text +=
+      " and annotation_id in (select annotation_id from comment_annotation_users where workspace_id = ? " +
+      `and organization_id = ? and role = 'tagged' and user_id in (${filter.mentionedUserIds.map(() => "?").join(", ")}))`;
+    params.push(filter.workspaceId, filter.organizationId, ...filter.mentionedUserIds);
+  }
+  compare("resolved_by", "=", filter.resolvedBy);
+  anyOf("status_id", filter.statusIds);
+  compare("last_updated", ">", filter.updatedAfter);
+  compare("last_updated", "<", filter.updatedBefore);
+  compare("created_at", ">", filter.createdAfter);
+  compare("created_at", "<", filter.createdBefore);
+  const sortBy = `order by last_updated ${order}, annotation_id ${order}`;
+  const cmp = order === "asc" ? ">" : "<";
+  const documents: string[] = [];
+  const page = await fillPage<ListedRow, TimeSortKey>({
+    ...bounds,
+    after,
+    fetch: (from, rows) => {
+      const tail = ` ${sortBy} limit ${rowLimit(rows)}`;
+      if (!from) return rawRows<ListedRow>(db, text + tail, params);
+      return rawRows<ListedRow>(db, `${text} and (last_updated, annotation_id) ${cmp} (?, ?)${tail}`, [
+        ...params,
+        ...from,
+      ]);
+    },
+    text: (row) => {
+      documents.push(row.document_id);
+      return row.record;
+    },
+    key: (row) => [Number(row.last_updated), row.annotation_id],
+  });
+  return { ...page, documents: documents.slice(0, page.records.length) };
+}
+
+/** Per document: threads, and those whose latest comment is not by `userId` (COMPAT §E 13). */
+export async function countAnnotations(
+  db: Db,
+  scope: Scope,
+  documentIds: readonly string[],
+  userId: string,
+  statusIds: readonly string[] | undefined,
+): Promise<Map<string, { total: number; unread: number }>> {
+  let query = db
+    .selectFrom("comment_annotations")
+    .select((eb) => [
+      "document_id",
+      eb.fn.countAll<number>().as("total"),
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(
+              eb.and([eb("last_comment_user_id", "is not", null), eb("last_comment_user_id", "<>", userId)]),
+            )
+            .then(1)
+            .else(0)
+            .end(),
+        )
+        .as("unread"),
+    ])
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("organization_id", "=", scope.organizationId)
+    .where("document_id", "in", [...documentIds]);
+  if (statusIds) query = query.where("status_id", "in", [...statusIds]);
+  const rows = await query.groupBy("document_id").execute();
+  return new Map(rows.map((r) => [r.document_id, { total: Number(r.total), unread: Number(r.unread ?? 0) }]));
+}

@@ -1,0 +1,35 @@
+import type { WriteTx } from "../../db/handles.js";
+import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
+import { keepInboxRecipients } from "../notification-config/recipients.js";
+import { replaceNotification } from "./store.js";
+
+/**
+ * Writes a composed notification (compose.ts) in the caller's transaction, keeping only the
+ * recipients whose inbox preference accepts it (COMPAT §C.7): the one path notifications
+ * add and the operations that notify as an effect (comments) share, so preferences apply
+ * to both. `named` holds the users the notification names itself (what `MINE` keeps);
+ * without it every recipient counts as named.
+ */
+export async function writeNotification(
+  trx: WriteTx,
+  row: NotificationRow,
+  recipients: readonly NotificationRecipientRow[],
+  named?: ReadonlySet<string>,
+): Promise<void> {
+  const candidates = recipients.map((r) => ({
+    userId: r.user_id,
+    named: named?.has(r.user_id) ?? true,
+    row: r,
+  }));
+  const scope = {
+    workspaceId: row.workspace_id,
+    organizationId: row.organization_id,
+    documentId: row.document_id ?? undefined,
+  };
+  const kept = await keepInboxRecipients(trx, scope, candidates);
+  await replaceNotification(
+    trx,
+    row,
+    kept.map((c) => c.row),
+  );
+}
