@@ -10,6 +10,7 @@ import { type DialectRun, type Report, type Row, writeReport } from "./report.js
 import { count, judgeAgainstEcho, pct, valueRow } from "./rows.js";
 import type { Scenario, ScenarioFactory } from "./scenario.js";
 import { activitiesScenario } from "./scenarios/activities.js";
+import { commentsScenario } from "./scenarios/comments.js";
 import { erasureScenario } from "./scenarios/erasure.js";
 import { foldersScenario } from "./scenarios/folders.js";
 import { notificationsScenario } from "./scenarios/notifications.js";
@@ -32,6 +33,7 @@ import { FULL, QUICK } from "./sizes.js";
 const SCENARIOS: Record<string, ScenarioFactory> = {
   activities: activitiesScenario,
   recordings: recordingsScenario,
+  comments: commentsScenario,
   folders: foldersScenario,
   notifications: notificationsScenario,
   webhooks: webhooksScenario,

@@ -100,7 +100,10 @@ function treeRss(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const own = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean);
     return own + children.reduce((sum, child) => sum + treeRss(Number(child)), 0);
   } catch {
     return 0;

@@ -23,6 +23,8 @@ export interface Sizes {
   readonly webhooks: { readonly backlogEvents: number; readonly pacedS: number };
   /** Activities of the one user a user-data erasure removes (issue #13). */
   readonly erasure: { readonly records: number };
+  /** Comments in the store (threads of three), over `documents` documents of one organization. */
+  readonly comments: { readonly total: number; readonly documents: number };
 }
 
 export const FULL: Sizes = {
@@ -36,6 +38,7 @@ export const FULL: Sizes = {
   notifications: { total: 1_000_000 },
   webhooks: { backlogEvents: 10_000, pacedS: 10 },
   erasure: { records: 100_000 },
+  comments: { total: 1_000_000, documents: 1000 },
 };
 
 export const QUICK: Sizes = {
@@ -49,4 +52,5 @@ export const QUICK: Sizes = {
   notifications: { total: 5_000 },
   webhooks: { backlogEvents: 1_000, pacedS: 2 },
   erasure: { records: 20_000 },
+  comments: { total: 30_000, documents: 20 },
 };

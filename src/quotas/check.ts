@@ -146,7 +146,7 @@ export async function chargeUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDel
 /** Takes `delta` (a delete's, negative) off the workspace's usage, refusing nothing. */
 export async function releaseUsage(
   trx: Kysely<Tables>,
-  ctx: Pick<Ctx, "workspace">,
+  ctx: { readonly workspace: { readonly id: string } },
   delta: UsageDelta | null,
 ): Promise<void> {
   if (delta !== null && (delta.records !== 0 || delta.bytes !== 0))

@@ -45,6 +45,17 @@ forEachDialect(
             notifyUsers: [{ userId: S.userId }],
           },
         ],
+        [
+          "/v2/commentannotations/add",
+          {
+            organizationId: S.organizationId,
+            documentId: S.documentId,
+            commentAnnotations: ["thread-1", "thread-2"].map((annotationId) => ({
+              annotationId,
+              commentData: [{ commentId: 1, commentText: MARKER, from: { userId: S.userId } }],
+            })),
+          },
+        ],
       ] as const) {
         const res = await asA(path, data);
         if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(res.body)}`);
@@ -74,6 +85,23 @@ forEachDialect(
           },
           expect: "badPageToken",
         },
+        // Comments: A's threads are not B's; B's thread lookups find nothing.
+        { path: "/v2/commentannotations/get", data: { organizationId: org }, expect: "empty" },
+        {
+          path: "/v2/commentannotations/get",
+          data: {
+            organizationId: org,
+            pageSize: 1,
+            pageToken: await token("/v2/commentannotations/get", { organizationId: org }),
+          },
+          expect: "badPageToken",
+        },
+        {
+          path: "/v2/commentannotations/count/get",
+          data: { organizationId: org, documentIds: [S.documentId], userId: "b" },
+          expect: "zeroCounts",
+        },
+        ...commentCases(org),
         { path: "/v2/organizations/get", data: { organizationIds: [org, "org-2"] }, expect: "empty" },
         {
           path: "/v2/organizations/get",
@@ -279,6 +307,17 @@ forEachDialect(
           expect: "ownWrite",
         },
         {
+          path: "/v2/commentannotations/add",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            commentAnnotations: [
+              { annotationId: "thread-1", commentData: [{ commentText: "B", from: { userId: "b" } }] },
+            ],
+          },
+          expect: "ownWrite",
+        },
+        {
           path: "/v2/organizations/add",
           data: { organizations: [{ organizationId: org }] },
           expect: "ownWrite",
@@ -347,4 +386,42 @@ function withV1Paths(cases: readonly IsolationCase[]): IsolationCase[] {
         }),
       ),
   ]);
+}
+
+/** Comment operations naming A's threads: updates and deletes fail per item, thread lookups are NOT_FOUND. */
+function commentCases(org: string): IsolationCase[] {
+  const thread = { organizationId: org, documentId: S.documentId, annotationId: "thread-1" };
+  const reaction = { ...thread, commentId: 1, icon: "x", from: { userId: "b" } };
+  const P = "/v2/commentannotations";
+  return [
+    {
+      path: `${P}/update`,
+      data: {
+        organizationId: org,
+        documentId: S.documentId,
+        annotationIds: ["thread-1"],
+        updatedData: { context: {} },
+      },
+      expect: "itemsFailed",
+    },
+    {
+      path: `${P}/delete`,
+      data: { organizationId: org, documentId: S.documentId, annotationIds: ["thread-1"] },
+      expect: "itemsFailed",
+    },
+    {
+      path: `${P}/comments/add`,
+      data: { ...thread, commentData: [{ commentText: "B", from: { userId: "b" } }] },
+      expect: "notFound",
+    },
+    { path: `${P}/comments/get`, data: thread, expect: "notFound" },
+    {
+      path: `${P}/comments/update`,
+      data: { ...thread, commentIds: [1], updatedData: { commentText: "B" } },
+      expect: "notFound",
+    },
+    { path: `${P}/comments/delete`, data: thread, expect: "notFound" },
+    { path: `${P}/comments/reactions/add`, data: reaction, expect: "notFound" },
+    { path: `${P}/comments/reactions/delete`, data: reaction, expect: "notFound" },
+  ];
 }

@@ -5,7 +5,7 @@ import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { deletedItems, type ItemOutcome } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
-import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/activities.js";
+import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/by-verbs.js";
 import { chargeUsage, releaseUsage } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";

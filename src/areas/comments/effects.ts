@@ -3,7 +3,7 @@ import type { WriteTx } from "../../db/handles.js";
 import type { ActivityRow } from "../../db/tables.js";
 import type { User } from "../../http/user.js";
 import { checkRecordSize } from "../../lib/bounds.js";
-import { upsertDelta } from "../../quotas/activities.js";
+import { upsertDelta } from "../../quotas/by-verbs.js";
 import { chargeUsage } from "../../quotas/check.js";
 import type { CommentTrigger } from "../../webhooks/comment-payloads.js";
 import { emitEvents, type OutboxEvent } from "../../webhooks/outbox.js";
@@ -86,7 +86,7 @@ export class Effects {
         },
         `notification ${index}`,
       );
-      await writeNotification(trx, row, recipients);
+      await writeNotification(trx, this.ctx, row, recipients);
     }
   }
 

@@ -176,13 +176,15 @@ export function refresh(record: AnnotationRecord): AnnotationRecord {
   return record;
 }
 
-/** The users a thread involves by role: the rows of comment_annotation_users. */
+/** The users a thread involves by role (author, tagged, reacted, assigned, subscribed): comment_annotation_users' rows. */
 export function involvement(record: AnnotationRecord): { userId: string; role: string }[] {
   const out = new Map<string, { userId: string; role: string }>();
   const add = (userId: string, role: string) => out.set(`${role}\u0000${userId}`, { userId, role });
   for (const comment of record.comments) {
     add(comment.from.userId, "author");
     for (const tag of comment.taggedUserContacts) add(tag.userId ?? tag.contact.userId, "tagged");
+    for (const reaction of comment.reactionAnnotations)
+      for (const f of reaction.fromUsers) add(f.from.userId, "reacted");
   }
   if (record.assignedTo) add(record.assignedTo.userId, "assigned");
   for (const id of Object.keys(record.subscribedUsers)) add(id, "subscribed");

@@ -4,7 +4,8 @@ import { type ErrorDetail, invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { deletedItems } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
-import { checkQuotas } from "../../quotas/check.js";
+import { deleteDelta } from "../../quotas/by-verbs.js";
+import { releaseUsage } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { ensureDocument } from "../hierarchy/documents.js";
 import { ensureOrganization } from "../hierarchy/organizations.js";
@@ -81,8 +82,7 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
       row,
       recipients: recipientRows,
     } = composeNotification(ctx, { ...input, notifyUsers: recipients });
-    await writeNotification(trx, row, recipientRows);
-    await checkQuotas(trx, ctx);
+    await writeNotification(trx, ctx, row, recipientRows);
     return details ? { id, details } : { id };
   }, 1 + given.length);
 }
@@ -147,10 +147,11 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
       ],
     );
   }
-  const deleted = await ctx.write(
-    (trx) => store.deleteNotifications(trx, scopeOf(ctx, input)),
-    input.notificationIds?.length ?? RUNS_ALONE,
-  );
+  const deleted = await ctx.write(async (trx) => {
+    const { ids, sizes } = await store.deleteNotifications(trx, scopeOf(ctx, input));
+    await releaseUsage(trx, ctx, deleteDelta(sizes));
+    return ids;
+  }, input.notificationIds?.length ?? RUNS_ALONE);
   const items = deletedItems(
     deleted,
     input.notificationIds,

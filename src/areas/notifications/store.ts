@@ -1,6 +1,7 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
+import { lockedForUpdate } from "../../db/transactions.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 import { withUserState } from "./record.js";
 
@@ -26,20 +27,25 @@ export type Page = FilledPage<SortKey>;
 
 /**
  * Rows and id lists go in pieces of a few fixed sizes (db/batches.ts): few distinct texts,
- * and no statement near either dialect's parameter limit.
+ * and no statement near either dialect's parameter limit. Up to 1000 at once: an update of
+ * 1000 notifications (the API's maximum) is one statement per step, not six.
  */
-const chunks = fixedBatches;
+const chunks = <T>(items: readonly T[]) => fixedBatches(items, 1000);
 
-/** Inserts a notification with its recipients, replacing any notification with that id whole. */
+/**
+ * Inserts a notification with its recipients, replacing any notification with that id
+ * whole. Returns the stored size of the one it replaced, if any (quotas).
+ */
 export async function replaceNotification(
   db: WriteTx,
   row: NotificationRow,
   recipients: readonly NotificationRecipientRow[],
-): Promise<void> {
-  await deleteByIds(db, row.workspace_id, row.organization_id, [row.id]);
+): Promise<number[]> {
+  const replaced = await deleteByIds(db, row.workspace_id, row.organization_id, [row.id]);
   await db.insertInto("notifications").values(row).execute();
   for (const part of chunks(recipients))
     await db.insertInto("notification_recipients").values(part).execute();
+  return replaced;
 }
 
 interface ListedRow {
@@ -121,21 +127,28 @@ export async function listNotifications(
   });
 }
 
-export async function findNotifications(
-  db: Db,
+/**
+ * The notifications of `ids`, locked until commit (PostgreSQL `FOR UPDATE`, in id order):
+ * a concurrent update waits, so no merge is lost and the sizes before are exact (quotas).
+ */
+export async function lockNotifications(
+  db: WriteTx,
   workspaceId: string,
   organizationId: string,
   ids: readonly string[],
 ): Promise<NotificationRow[]> {
   const found: NotificationRow[] = [];
-  for (const part of chunks(ids)) {
-    const rows = await db
-      .selectFrom("notifications")
-      .selectAll()
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("id", "in", part)
-      .execute();
+  for (const part of chunks([...ids].sort())) {
+    const rows = await lockedForUpdate(
+      db,
+      db
+        .selectFrom("notifications")
+        .selectAll()
+        .where("workspace_id", "=", workspaceId)
+        .where("organization_id", "=", organizationId)
+        .where("id", "in", part)
+        .orderBy("id"),
+    ).execute();
     for (const row of rows) found.push({ ...row, timestamp: Number(row.timestamp) });
   }
   return found;
@@ -178,8 +191,11 @@ export async function markRead(
   }
 }
 
-/** Deletes notifications with their recipient rows; returns the ids deleted. */
-export async function deleteNotifications(db: WriteTx, scope: NotificationScope): Promise<string[]> {
+/** Deletes notifications with their recipient rows; returns the ids asked for and the sizes deleted. */
+export async function deleteNotifications(
+  db: WriteTx,
+  scope: NotificationScope,
+): Promise<{ ids: string[]; sizes: number[] }> {
   let query = db
     .selectFrom("notifications")
     .select("id")
@@ -200,16 +216,18 @@ export async function deleteNotifications(db: WriteTx, scope: NotificationScope)
     );
   }
   const ids = (await query.execute()).map((r) => r.id);
-  await deleteByIds(db, scope.workspaceId, scope.organizationId, ids);
-  return ids;
+  const sizes = await deleteByIds(db, scope.workspaceId, scope.organizationId, ids);
+  return { ids, sizes };
 }
 
+/** Returns the stored sizes of the notifications it deleted (what the delete itself removed). */
 async function deleteByIds(
   db: WriteTx,
   workspaceId: string,
   organizationId: string,
   ids: readonly string[],
-): Promise<void> {
+): Promise<number[]> {
+  const sizes: number[] = [];
   for (const part of chunks(ids)) {
     await db
       .deleteFrom("notification_recipients")
@@ -217,11 +235,14 @@ async function deleteByIds(
       .where("organization_id", "=", organizationId)
       .where("notification_id", "in", part)
       .execute();
-    await db
+    const gone = await db
       .deleteFrom("notifications")
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
       .where("id", "in", part)
+      .returning((eb) => eb.fn<number>("octet_length", ["record"]).as("bytes"))
       .execute();
+    for (const row of gone) sizes.push(row.bytes);
   }
+  return sizes;
 }

@@ -2,7 +2,8 @@ import type { Ctx } from "../../context.js";
 import type { NotificationRow } from "../../db/tables.js";
 import { type ErrorDetail, invalidArgument } from "../../errors.js";
 import { fitsRecord } from "../../lib/bounds.js";
-import { checkQuotas } from "../../quotas/check.js";
+import { rewriteDelta } from "../../quotas/by-verbs.js";
+import { chargeUsage } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { type NotificationRecord, parseRecord, recipientIds } from "./record.js";
 import type { NotificationPatchInput, UpdateNotificationsInput } from "./schemas.js";
@@ -45,7 +46,7 @@ export async function updateNotifications(
   const { organizationId } = input;
   return ctx.write(async (trx) => {
     const ids = patches.map((p) => p.id);
-    const rows = await store.findNotifications(trx, workspaceId, organizationId, ids);
+    const rows = await store.lockNotifications(trx, workspaceId, organizationId, ids);
     const found = new Map(rows.map((row) => [row.id, { row, record: parseRecord(row.record) }]));
     const allowed =
       input.verifyUserPermissions === true && input.documentId !== undefined
@@ -112,7 +113,15 @@ export async function updateNotifications(
         mark.persist,
       );
     }
-    await checkQuotas(trx, ctx);
+    const rewritten = [...changed.values()];
+    await chargeUsage(
+      trx,
+      ctx,
+      rewriteDelta(
+        rewritten.map(({ row }) => row.record),
+        rewritten.map(({ text }) => text),
+      ),
+    );
     return results;
   }, patches.length);
 }

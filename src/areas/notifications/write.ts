@@ -1,5 +1,8 @@
+import type { Ctx } from "../../context.js";
 import type { WriteTx } from "../../db/handles.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
+import { replaceDelta } from "../../quotas/by-verbs.js";
+import { chargeUsage } from "../../quotas/check.js";
 import { keepInboxRecipients } from "../notification-config/recipients.js";
 import { replaceNotification } from "./store.js";
 
@@ -8,10 +11,12 @@ import { replaceNotification } from "./store.js";
  * recipients whose inbox preference accepts it (COMPAT §C.7): the one path notifications
  * add and the operations that notify as an effect (comments) share, so preferences apply
  * to both. `named` holds the users the notification names itself (what `MINE` keeps);
- * without it every recipient counts as named.
+ * without it every recipient counts as named. Notifications are accounted by their verbs
+ * (migration 0008), so this charges the quota too, refusing the transaction beyond it.
  */
 export async function writeNotification(
   trx: WriteTx,
+  ctx: Ctx,
   row: NotificationRow,
   recipients: readonly NotificationRecipientRow[],
   named?: ReadonlySet<string>,
@@ -27,9 +32,10 @@ export async function writeNotification(
     documentId: row.document_id ?? undefined,
   };
   const kept = await keepInboxRecipients(trx, scope, candidates);
-  await replaceNotification(
+  const replaced = await replaceNotification(
     trx,
     row,
     kept.map((c) => c.row),
   );
+  await chargeUsage(trx, ctx, replaceDelta([row.record], replaced));
 }

@@ -54,7 +54,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("workspace_id", "text", (c) => c.notNull())
     .addColumn("organization_id", "text", (c) => c.notNull())
     .addColumn("user_id", "text", (c) => c.notNull())
-    // author (wrote a comment), tagged, assigned, subscribed.
+    // author (wrote a comment), tagged, reacted, assigned, subscribed.
     .addColumn("role", "text", (c) => c.notNull())
     .addColumn("annotation_id", "text", (c) => c.notNull())
     .addPrimaryKeyConstraint("comment_annotation_users_pk", [

@@ -6,7 +6,7 @@ import * as webhooks from "./0004_webhooks.js";
 import * as roomForUpdates from "./0005_room_for_updates.js";
 import * as webhookRetention from "./0006_webhook_retention.js";
 import * as quotas from "./0007_quotas.js";
-import * as activityUsageByVerbs from "./0008_activity_usage_by_verbs.js";
+import * as usageByVerbs from "./0008_usage_by_verbs.js";
 import * as compatCore from "./0009_compat_core.js";
 import * as comments from "./0012_comments.js";
 import * as privacy from "./0013_privacy.js";
@@ -20,8 +20,8 @@ export const migrations: Record<string, Migration> = {
   "0005_room_for_updates": roomForUpdates,
   "0006_webhook_retention": webhookRetention,
   "0007_quotas": quotas,
-  "0008_activity_usage_by_verbs": activityUsageByVerbs,
+  "0008_usage_by_verbs": usageByVerbs,
+  "0009_compat_core": compatCore,
   "0012_comments": comments,
   "0013_privacy": privacy,
-  "0009_compat_core": compatCore,
 };

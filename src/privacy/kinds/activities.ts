@@ -1,5 +1,5 @@
 import type { WriteTx } from "../../db/handles.js";
-import { rewriteDelta } from "../../quotas/activities.js";
+import { rewriteDelta } from "../../quotas/by-verbs.js";
 import { releaseUsage } from "../../quotas/check.js";
 import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import type { BatchResult, ErasureScope, PersonalDataKind } from "../kind.js";
@@ -91,7 +91,7 @@ async function rewrite(
     byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.id]);
   }
   // Activities are accounted by their verbs on both dialects (migrations 0007, 0008).
-  await releaseUsage(tx, { workspace: { id: scope.workspaceId } as never }, rewriteDelta(before, after));
+  await releaseUsage(tx, { workspace: { id: scope.workspaceId } }, rewriteDelta(before, after));
   for (const [organizationId, recordIds] of byOrganization) {
     await eraseRecordDeliveries(tx, {
       workspaceId: scope.workspaceId,

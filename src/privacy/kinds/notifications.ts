@@ -1,4 +1,5 @@
 import type { WriteTx } from "../../db/handles.js";
+import { releaseUsage } from "../../quotas/check.js";
 import { deleteUserRows } from "../delete-rows.js";
 import type { ErasureScope, PersonalDataKind } from "../kind.js";
 import { exportScanned, scanRecords } from "../scan.js";
@@ -36,6 +37,8 @@ async function eraseRecords(
   rows: readonly { organization_id: string; key: string; record: string }[],
 ): Promise<number> {
   let erased = 0;
+  // Notifications are accounted by their verbs (migration 0008): what this batch removes.
+  const delta = { records: 0, bytes: 0 };
   for (const row of rows) {
     const record = JSON.parse(row.record) as unknown;
     const ofRow = { workspace_id: scope.workspaceId, organization_id: row.organization_id };
@@ -52,20 +55,25 @@ async function eraseRecords(
         .where("organization_id", "=", ofRow.organization_id)
         .where("id", "=", row.key)
         .execute();
+      delta.records -= 1;
+      delta.bytes -= Buffer.byteLength(row.record);
       erased++;
       continue;
     }
     const cleaned = scrub(record, scope.userId, scope.pseudonym);
     if (cleaned === record) continue;
+    const text = JSON.stringify(cleaned);
+    delta.bytes += Buffer.byteLength(text) - Buffer.byteLength(row.record);
     await tx
       .updateTable("notifications")
-      .set({ record: JSON.stringify(cleaned) })
+      .set({ record: text })
       .where("workspace_id", "=", ofRow.workspace_id)
       .where("organization_id", "=", ofRow.organization_id)
       .where("id", "=", row.key)
       .execute();
     erased++;
   }
+  await releaseUsage(tx, { workspace: { id: scope.workspaceId } }, delta);
   return erased;
 }
 

@@ -17,6 +17,7 @@ import { snapshot } from "./snapshot.js";
 export type Isolated =
   | "notFound"
   | "empty"
+  | "zeroCounts"
   | "itemsFailed"
   | "nothingDeleted"
   | "ownWrite"
@@ -101,6 +102,11 @@ function mismatch(expected: Isolated, res: Response): string | null {
         : listed.every(nothing)
           ? null
           : "listed something";
+    }
+    case "zeroCounts": {
+      // Counts per requested key (comment counts): every one zero.
+      const counts = Object.values(data ?? {}) as { total?: number }[];
+      return counts.length > 0 && counts.every((c) => c.total === 0) ? null : "counted something";
     }
     case "itemsFailed": {
       const items = Object.values(data ?? {}) as { success?: boolean }[];

@@ -100,6 +100,19 @@ export async function seedWorkspace(call: Call, marker: string, webhookUrl: stri
     displayBodyMessage: marker,
     notifyUsers: [{ userId: s.userId }],
   });
+  await ok("/v2/commentannotations/add", {
+    organizationId: s.organizationId,
+    documentId: s.documentId,
+    commentAnnotations: [
+      {
+        annotationId: s.annotationId,
+        location: { id: s.locationId },
+        commentData: [
+          { commentId: 1, commentText: marker, from: { userId: s.userId }, triggerNotification: true },
+        ],
+      },
+    ],
+  });
   await ok("/v2/auth/permissions/add", {
     userId: s.userId,
     permissions: {
@@ -134,6 +147,8 @@ export function seedsFor(deliveryIds: readonly string[]): Seeds {
     activityIds: [s.activityId, s.customActivityId, "a-absent"],
     annotationId: [s.annotationId, "rec-2"],
     recordingIds: [s.annotationId, "rec-absent"],
+    annotationIds: [s.annotationId, "rec-absent"],
+    locationIds: [s.locationId],
     notificationId: [s.notificationId, "n-2"],
     notificationIds: [s.notificationId, "n-absent"],
     locationId: [s.locationId],

@@ -4,12 +4,14 @@ import { lockedForUpdate, lockKeys } from "../db/transactions.js";
 import type { UsageDelta } from "./check.js";
 
 /**
- * Activities are accounted by their verbs rather than by triggers (migration 0007 on
- * SQLite, 0008 on PostgreSQL): this is what each of their writes changes, computed from what
- * the verb already holds, charged in one statement per request. Exact on PostgreSQL too,
- * where writers run concurrently: a record's size before a write is read under the row's
- * lock (`FOR UPDATE`), and writers of one client-chosen id queue on an advisory lock before
- * that read, so an id another transaction is inserting is seen as replaced, not new.
+ * Activities and notifications are accounted by their verbs rather than by triggers
+ * (activities on SQLite since migration 0007, both everywhere since 0008): this is what each
+ * of their writes changes, computed from what the verb already holds, charged in one
+ * statement per request (`chargeUsage`). Exact on PostgreSQL too, where writers run
+ * concurrently: a record's size before a rewrite is read under the row's lock (`FOR
+ * UPDATE`), a delete counts what its own `RETURNING` says it removed, and upserts of one
+ * client-chosen activity id queue on an advisory lock before their lookup, so an id
+ * another transaction is inserting is seen as replaced, not new.
  */
 
 const bytesOf = (text: string) => Buffer.byteLength(text, "utf8");
@@ -62,6 +64,14 @@ export function rewriteDelta(before: readonly string[], after: readonly string[]
   for (const text of after) bytes += bytesOf(text);
   for (const text of before) bytes -= bytesOf(text);
   return { records: 0, bytes };
+}
+
+/** Records written whole (`texts`) in place of those deleted first, given their stored sizes. */
+export function replaceDelta(texts: readonly string[], replacedSizes: readonly number[]): UsageDelta {
+  let bytes = 0;
+  for (const text of texts) bytes += bytesOf(text);
+  for (const size of replacedSizes) bytes -= size;
+  return { records: texts.length - replacedSizes.length, bytes };
 }
 
 /** Deleted records, given their stored sizes (as the delete returned them). */

@@ -1,0 +1,97 @@
+import { addAnnotations } from "../../src/areas/comments/annotations-add.js";
+import { load } from "../load.js";
+import { count, loadRow } from "../rows.js";
+import type { Scenario } from "../scenario.js";
+import { statisticsAsItGrows } from "../seed.js";
+import type { Sizes } from "../sizes.js";
+
+const ORGANIZATION = "bench-comment-org";
+const THREADS_PER_BATCH = 1000;
+const COMMENTS_PER_THREAD = 3;
+const ADD_BATCH = 10;
+const PAGE_SIZE = 20;
+
+/** A thread as clients send it: three comments, a mention, a location. */
+function sampleThread(i: number, annotationId?: string) {
+  return {
+    ...(annotationId ? { annotationId } : {}),
+    location: { id: `slide-${i % 40}`, locationName: `Slide ${i % 40}` },
+    commentData: Array.from({ length: COMMENTS_PER_THREAD }, (_, c) => ({
+      commentId: c + 1,
+      commentText: `Comment ${c} on thread ${i}: could we double-check the figures in this section, {{u-${(i + 1) % 50}}}?`,
+      from: { userId: `u-${(i + c) % 50}`, name: `User ${(i + c) % 50}` },
+      ...(c === 0 ? { taggedUserContacts: [{ contact: { userId: `u-${(i + 1) % 50}` } }] } : {}),
+    })),
+  };
+}
+
+/**
+ * Comment threads: get (pageSize 20, one document) with `sizes.comments.total` comments
+ * (threads of three) in one organization over `documents` documents, and threads add in
+ * batches of 10 threads of 3 comments, both under load against echo.
+ */
+export function commentsScenario(sizes: Sizes): Scenario {
+  const { total, documents } = sizes.comments;
+  const threads = Math.ceil(total / COMMENTS_PER_THREAD);
+  let addCounter = 0;
+
+  return {
+    name: "comments",
+    comparesToEcho: true,
+    async seed(seed) {
+      const { ctx, clock } = seed;
+      const stats = statisticsAsItGrows(seed);
+      for (let written = 0, b = 0; written < threads; written += THREADS_PER_BATCH, b++) {
+        clock.advance(1);
+        const n = Math.min(THREADS_PER_BATCH, threads - written);
+        await addAnnotations(ctx, {
+          organizationId: ORGANIZATION,
+          documentId: `cm-doc-${b % documents}`,
+          commentAnnotations: Array.from({ length: n }, (_, i) =>
+            sampleThread(written + i, `t-${written + i}`),
+          ),
+        });
+        await stats.wrote(n);
+      }
+    },
+
+    async measure({ dialect, server, log }) {
+      const run = (path: string, body: () => string) =>
+        load({ url: server.url, path, durationS: sizes.durationS, connections: sizes.connections, body });
+      const get = await run("/v2/commentannotations/get", () =>
+        JSON.stringify({
+          data: {
+            organizationId: ORGANIZATION,
+            documentId: `cm-doc-${Math.floor(Math.random() * Math.min(documents, Math.ceil(threads / THREADS_PER_BATCH)))}`,
+            pageSize: PAGE_SIZE,
+          },
+        }),
+      );
+      log(`${dialect}: comment threads get ${get.rps.toFixed(0)} req/s`);
+      const batch = Array.from({ length: ADD_BATCH }, (_, i) => sampleThread(i));
+      const add = await run("/v2/commentannotations/add", () =>
+        JSON.stringify({
+          data: {
+            organizationId: "bench-comment-add",
+            documentId: `add-doc-${addCounter++ % 100}`,
+            commentAnnotations: batch,
+          },
+        }),
+      );
+      log(`${dialect}: comment threads add ${count(add.rps * ADD_BATCH)} threads/s`);
+      return [
+        loadRow(
+          { operation: `comment threads get (pageSize 20, one document, ${count(total)} comments)`, dialect },
+          get,
+          { minRatioToEcho: 0.2 },
+        ),
+        loadRow(
+          { operation: "comment threads add (batches of 10 threads × 3 comments, durable)", dialect },
+          add,
+          undefined,
+          { count: ADD_BATCH * COMMENTS_PER_THREAD, unit: "comments/s" },
+        ),
+      ];
+    },
+  };
+}
