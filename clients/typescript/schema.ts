@@ -2725,7 +2725,7 @@ export interface components {
             notifications: {
                 [key: string]: components["schemas"]["JsonValue"];
             }[];
-            /** @description The user's reactions. */
+            /** @description The user's reactions, one per comment and icon, from up to 100 threads. */
             reactions: {
                 [key: string]: components["schemas"]["JsonValue"];
             }[];
@@ -5098,7 +5098,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 5
+                     *         "tasksCount": 7
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -5106,7 +5106,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 5
+                     *           "tasksCount": 7
                      *         }
                      *       }
                      *     }
@@ -8294,7 +8294,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 5
+                     *         "tasksCount": 7
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -8302,7 +8302,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 5
+                     *           "tasksCount": 7
                      *         }
                      *       }
                      *     }

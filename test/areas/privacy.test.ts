@@ -76,6 +76,37 @@ async function seed(server: TestServer, creds?: Credentials) {
       creds,
     );
   }
+  // U writes a thread, is tagged in V's, and reacts to V's comment.
+  await ok(
+    server,
+    "/v2/commentannotations/add",
+    {
+      organizationId: "org-p",
+      documentId: "doc-p",
+      commentAnnotations: [
+        { annotationId: "t-by-u", commentData: [{ commentText: "mine", from: U }] },
+        {
+          annotationId: "t-by-v",
+          commentData: [{ commentId: 1, commentText: "look", from: V, taggedUserContacts: [{ contact: U }] }],
+        },
+        { annotationId: "t-other", commentData: [{ commentText: "unrelated", from: W }] },
+      ],
+    },
+    creds,
+  );
+  await ok(
+    server,
+    "/v2/commentannotations/comments/reactions/add",
+    {
+      organizationId: "org-p",
+      documentId: "doc-p",
+      annotationId: "t-by-v",
+      commentId: 1,
+      icon: "thumbsup",
+      from: U,
+    },
+    creds,
+  );
   await ok(server, "/v2/notifications/add", notification("n-by-u", U, [V, W]), creds);
   await ok(
     server,
@@ -298,7 +329,11 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       expect.objectContaining({ type: "document", id: "doc-p", organizationId: "org-p" }),
     ]);
     expect(data.notificationConfigs).toEqual([expect.objectContaining({ config: { email: "NONE" } })]);
-    for (const key of ["comments", "reactions", "recordings", "users"]) expect(data[key], key).toEqual([]);
+    expect(data.comments!.map((t: any) => t.annotationId).sort()).toEqual(["t-by-u", "t-by-v"]);
+    expect(data.reactions).toEqual([
+      expect.objectContaining({ annotationId: "t-by-v", commentId: 1, icon: "thumbsup" }),
+    ]);
+    for (const key of ["recordings", "users"]) expect(data[key], key).toEqual([]);
     expect(JSON.stringify(data)).not.toContain("rec-1");
     for (const probe of [
       { organizationId: "org-unknown", userId: U.userId },
@@ -324,6 +359,10 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
     expect(seeded).toEqual(
       new Set([
         "access_grants.user_id",
+        "comment_annotation_users.user_id",
+        "comment_annotations.from_user_id",
+        "comment_annotations.last_comment_user_id",
+        "comment_annotations.record",
         "activities.user_id",
         "activities.record",
         "notifications.record",
@@ -339,11 +378,11 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       status: "success",
       message: "Data deletion process has been initiated.",
       statusCode: 202,
-      data: { tasksCount: 5 },
+      data: { tasksCount: 7 },
       result: {
         status: "success",
         message: "Data deletion process has been initiated.",
-        data: { tasksCount: 5 },
+        data: { tasksCount: 7 },
       },
     });
     const { jobId } = res.body.data;
