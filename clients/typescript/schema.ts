@@ -3455,7 +3455,7 @@ export interface components {
             notifications: {
                 [key: string]: components["schemas"]["JsonValue"];
             }[];
-            /** @description The user's reactions. */
+            /** @description The user's reactions, one per comment and icon, from up to 100 threads. */
             reactions: {
                 [key: string]: components["schemas"]["JsonValue"];
             }[];
@@ -6636,7 +6636,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 5
+                     *         "tasksCount": 7
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -6644,7 +6644,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 5
+                     *           "tasksCount": 7
                      *         }
                      *       }
                      *     }
@@ -10831,7 +10831,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 5
+                     *         "tasksCount": 7
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -10839,7 +10839,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 5
+                     *           "tasksCount": 7
                      *         }
                      *       }
                      *     }

@@ -20,6 +20,7 @@ export async function createJob(
   const tasks: PrivacyTaskRow[] = [];
   for (const userId of job.userIds) {
     for (const kind of PERSONAL_DATA_KINDS) {
+      if (!kind.erase) continue;
       tasks.push({
         workspace_id: job.workspaceId,
         job_id: job.id,

@@ -45,5 +45,6 @@ export interface PersonalDataKind {
   /** Key of users/data/get's `data` this kind fills; absent: erased only. */
   readonly exportKey?: string;
   export?(read: Readable, scope: ExportScope, after: Position, limit: number): Promise<ExportPage>;
-  erase(tx: WriteTx, scope: ErasureScope, after: Position, batch: number): Promise<BatchResult>;
+  /** Absent: another kind erases these rows (reactions go with the comments); no task of its own. */
+  erase?(tx: WriteTx, scope: ErasureScope, after: Position, batch: number): Promise<BatchResult>;
 }

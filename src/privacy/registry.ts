@@ -1,9 +1,11 @@
 import type { PersonalDataKind } from "./kind.js";
 import { activities } from "./kinds/activities.js";
+import { comments, reactions } from "./kinds/comments.js";
 import { grants } from "./kinds/grants.js";
 import { notificationConfigs } from "./kinds/notification-configs.js";
 import { notifications } from "./kinds/notifications.js";
 import { recordings } from "./kinds/recordings.js";
+import { webhookDeliveries } from "./kinds/webhooks.js";
 
 /**
  * Every kind of personal data collabd stores (docs/privacy.md). An erasure job runs one
@@ -14,9 +16,13 @@ import { recordings } from "./kinds/recordings.js";
 export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
   grants,
   notificationConfigs,
+  comments,
+  reactions,
   notifications,
   recordings,
   activities,
+  // Last: whatever event still names the user once the records above are done.
+  webhookDeliveries,
 ];
 
 export function kindNamed(name: string): PersonalDataKind | undefined {

@@ -7,7 +7,7 @@ export const SCAN_ROWS = 2_000;
 
 /** A table whose rows hold a JSON `record`, walked in (organization_id, key) order. */
 export interface RecordTable {
-  readonly table: "notifications" | "recordings";
+  readonly table: "notifications" | "recordings" | "activities";
   /** The key after organization_id in the primary key. */
   readonly key: "id" | "annotation_id";
 }

@@ -95,7 +95,7 @@ export class ErasureWorker {
         }
         const kind = kindNamed(task.kind);
         // A kind this version does not know has nothing left to erase here.
-        const result = kind
+        const result = kind?.erase
           ? await kind.erase(
               trx,
               {

@@ -85,6 +85,44 @@ export async function eraseRecordDeliveries(
 }
 
 /**
+ * Erases the content of the given deliveries, as eraseRecordDeliveries does for a deleted
+ * record's: payload emptied, a pending one ended `failed` unsent, receivers' answers dropped
+ * from the log. For user-data erasure (src/privacy), which finds deliveries by their text.
+ */
+export async function eraseDeliveryContent(
+  trx: Db,
+  workspaceId: string,
+  deliveryIds: readonly string[],
+  now: number,
+): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  const ids = [...deliveryIds];
+  await trx
+    .updateTable("webhook_deliveries")
+    .set({
+      payload: ERASED,
+      last_error: sql<string | null>`case when last_http_status is null then last_error else null end`,
+    })
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "in", ids)
+    .execute();
+  await trx
+    .updateTable("webhook_deliveries")
+    .set({ status: "failed", next_attempt_at: null, last_error: CANCELLED_ERASED, updated_at: now })
+    .where("workspace_id", "=", workspaceId)
+    .where("id", "in", ids)
+    .where("status", "=", "pending")
+    .execute();
+  await trx
+    .updateTable("webhook_attempts")
+    .set({ error: null })
+    .where("workspace_id", "=", workspaceId)
+    .where("delivery_id", "in", ids)
+    .where("http_status", "is not", null)
+    .execute();
+}
+
+/**
  * Deletes one batch of finished webhook history older than `cutoff` (by when it finished):
  * up to HISTORY_BATCH deliveries, their attempts, and the events left without deliveries.
  * Returns how many deliveries went; a full batch means there may be more.

@@ -69,11 +69,44 @@ async function seed(server: TestServer, creds?: Credentials) {
         activities: [
           ...Array.from({ length: org === "org-p" ? 120 : 1 }, (_, n) => activity(U, n)),
           activity(V, 1),
+          // Another user's activity that names U in its template data.
+          { ...activity(V, 2), displayMessageTemplateData: { user: V, mentioned: U } },
         ],
       },
       creds,
     );
   }
+  // U writes a thread, is tagged in V's, and reacts to V's comment.
+  await ok(
+    server,
+    "/v2/commentannotations/add",
+    {
+      organizationId: "org-p",
+      documentId: "doc-p",
+      commentAnnotations: [
+        { annotationId: "t-by-u", commentData: [{ commentText: "mine", from: U }] },
+        {
+          annotationId: "t-by-v",
+          commentData: [{ commentId: 1, commentText: "look", from: V, taggedUserContacts: [{ contact: U }] }],
+        },
+        { annotationId: "t-other", commentData: [{ commentText: "unrelated", from: W }] },
+      ],
+    },
+    creds,
+  );
+  await ok(
+    server,
+    "/v2/commentannotations/comments/reactions/add",
+    {
+      organizationId: "org-p",
+      documentId: "doc-p",
+      annotationId: "t-by-v",
+      commentId: 1,
+      icon: "thumbsup",
+      from: U,
+    },
+    creds,
+  );
   await ok(server, "/v2/notifications/add", notification("n-by-u", U, [V, W]), creds);
   await ok(
     server,
@@ -296,7 +329,11 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       expect.objectContaining({ type: "document", id: "doc-p", organizationId: "org-p" }),
     ]);
     expect(data.notificationConfigs).toEqual([expect.objectContaining({ config: { email: "NONE" } })]);
-    for (const key of ["comments", "reactions", "recordings", "users"]) expect(data[key], key).toEqual([]);
+    expect(data.comments!.map((t: any) => t.annotationId).sort()).toEqual(["t-by-u", "t-by-v"]);
+    expect(data.reactions).toEqual([
+      expect.objectContaining({ annotationId: "t-by-v", commentId: 1, icon: "thumbsup" }),
+    ]);
+    for (const key of ["recordings", "users"]) expect(data[key], key).toEqual([]);
     expect(JSON.stringify(data)).not.toContain("rec-1");
     for (const probe of [
       { organizationId: "org-unknown", userId: U.userId },
@@ -322,6 +359,10 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
     expect(seeded).toEqual(
       new Set([
         "access_grants.user_id",
+        "comment_annotation_users.user_id",
+        "comment_annotations.from_user_id",
+        "comment_annotations.last_comment_user_id",
+        "comment_annotations.record",
         "activities.user_id",
         "activities.record",
         "notifications.record",
@@ -337,11 +378,11 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       status: "success",
       message: "Data deletion process has been initiated.",
       statusCode: 202,
-      data: { tasksCount: 5 },
+      data: { tasksCount: 7 },
       result: {
         status: "success",
         message: "Data deletion process has been initiated.",
-        data: { tasksCount: 5 },
+        data: { tasksCount: 7 },
       },
     });
     const { jobId } = res.body.data;
@@ -356,7 +397,7 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
     expect(await findAnywhere(server(), NEEDLES, creds.apiKey)).toEqual([]);
     // The activity log keeps its shape: U's entries are there, pseudonymized.
     const log = await ok(server(), "/v2/activities/get", { organizationId: "org-p" }, creds);
-    expect(log.result.data).toHaveLength(121);
+    expect(log.result.data).toHaveLength(122);
     const erased = log.result.data.find((a: any) => a.id === "act-u-0000");
     expect(erased.actionUser).toEqual({ userId: expect.stringMatching(/^erased-/), name: "Deleted user" });
     // Notifications U triggered are gone; U is no longer a recipient of the others.
@@ -369,10 +410,19 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       creds,
     );
     expect(wInbox.result.data.map((n: any) => n.id).sort()).toEqual(["n-other", "n-to-u"]);
-    // V's own data is as it was, but for the notification that named U.
+    // V's own data is as it was, but for the records that named U.
     const after = await exportAll(server(), { organizationId: "org-p", userId: V.userId }, creds);
-    for (const key of ["activities", "grants", "notificationConfigs"])
+    for (const key of ["grants", "notificationConfigs"])
       expect(after.data[key], key).toEqual(before.data[key]);
+    const [afterV1, beforeV1] = [after, before].map((e) =>
+      e.data.activities!.filter((a: any) => a.id === "act-v-0001"),
+    );
+    expect(afterV1).toEqual(beforeV1);
+    const scrubbed = after.data.activities!.find((a: any) => a.id === "act-v-0002") as any;
+    expect(scrubbed.displayMessageTemplateData).toEqual({
+      user: V,
+      mentioned: { userId: expect.stringMatching(/^erased-/), name: "Deleted user" },
+    });
     expect(after.data.notifications!.map((n: any) => n.id).sort()).toEqual(["n-other", "n-to-u"]);
     // Erasing again is a no-op that completes.
     const again = await server().call("/v2/users/data/delete", { userIds: [U.userId] }, { creds });
@@ -386,7 +436,7 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
     expect(second.result.data.isDeleteCompleted).toBe(true);
     expect(
       (await ok(server(), "/v2/activities/get", { organizationId: "org-p" }, creds)).result.data,
-    ).toHaveLength(121);
+    ).toHaveLength(122);
   });
 
   it("answers NOT_FOUND for another workspace's job and an unknown one", async () => {

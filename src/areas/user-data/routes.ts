@@ -71,11 +71,11 @@ export const userDataOperations = [
     example: {
       data: { userIds: ["u4"], organizationIds: ["org-1"] },
       message: INITIATED,
-      result: { jobId: "job-1", tasksCount: 5 },
+      result: { jobId: "job-1", tasksCount: 7 },
       topLevel: {
         status: "success",
         message: INITIATED,
-        data: { jobId: "job-1", tasksCount: 5 },
+        data: { jobId: "job-1", tasksCount: 7 },
         statusCode: 202,
       },
     },

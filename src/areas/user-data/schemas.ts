@@ -15,7 +15,9 @@ export const UserData = named(
   Closed(
     {
       comments: Records("Comment threads the user wrote in, is tagged in, assigned to or subscribed to."),
-      reactions: Records("The user's reactions."),
+      reactions: Type.Array(FreeObject(), {
+        description: "The user's reactions, one per comment and icon, from up to 100 threads.",
+      }),
       recordings: Records("Recordings the user made or is named in."),
       notifications: Records("Notifications the user triggered or receives."),
       users: Records("The user's profile and memberships (extra)."),

@@ -76,7 +76,7 @@ export async function startErasure(
         organizationIds: input.organizationIds ? [...new Set(input.organizationIds)] : null,
         now: ctx.clock.now(),
       }),
-    1 + userIds.length * PERSONAL_DATA_KINDS.length,
+    1 + userIds.length * PERSONAL_DATA_KINDS.filter((kind) => kind.erase).length,
   );
   ctx.jobs.kick();
   return { jobId, tasksCount };
