@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { getPermissions } from "../src/areas/access/service.js";
 import { getActivities } from "../src/areas/activities/service.js";
-import { getDocuments } from "../src/areas/documents/service.js";
+import { getDocuments } from "../src/areas/documents/listing.js";
 import { getFolders } from "../src/areas/folders/service.js";
 import { getNotifications } from "../src/areas/notifications/service.js";
 import { getOrganizations } from "../src/areas/organizations/service.js";

@@ -1,3 +1,4 @@
+import type { AccessType } from "./areas/hierarchy/paths.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/database.js";
 import type { ReadDb, WriteTx } from "./db/handles.js";
@@ -15,6 +16,8 @@ export interface Workspace {
   readonly activityService: boolean;
   readonly advancedQueries: boolean;
   readonly createdAt: number;
+  /** What top-level folders and folderless documents inherit (COMPAT §A.4). */
+  readonly defaultAccessType: AccessType;
 }
 
 /** What the process holds once: built in main, passed to the app and the CLI. */

@@ -41,4 +41,18 @@ export const invalidArgument = (message: string, details?: readonly ErrorDetail[
 
 export const notFound = (message: string) => new ApiError("NOT_FOUND", message);
 
+/**
+ * An error that also carries the original service's `error.code` (COMPAT §E.9: folder
+ * delete's not-found shows `code: "not-found"` next to the canonical status).
+ */
+export class CodedApiError extends ApiError {
+  constructor(
+    status: ErrorStatus,
+    message: string,
+    readonly code: string,
+  ) {
+    super(status, message);
+  }
+}
+
 export const failedPrecondition = (message: string) => new ApiError("FAILED_PRECONDITION", message);

@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import { sql } from "kysely";
 import { type Config, ConfigError } from "./config.js";
 import type { Services } from "./context.js";
@@ -35,7 +36,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       : CONNECT_ATTEMPT_MS,
     // COLLABD_WORKERS > 1: the workers share one process's 10 PostgreSQL connections, so
     // more processes do not mean more connections (issue #18).
-    ...(config.workers > 1 ? { poolSize: Math.max(2, Math.ceil(10 / config.workers)) } : {}),
+    ...(cluster.isWorker && config.workers > 1
+      ? { poolSize: Math.max(2, Math.ceil(10 / config.workers)) }
+      : {}),
     ...overrides.database,
   });
   try {

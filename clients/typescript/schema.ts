@@ -305,6 +305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable organizations (v1 path)
+         * @description The v1 path of `/v2/organizations/access/disablestate/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsDisableStateUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/add": {
         parameters: {
             query?: never;
@@ -315,10 +335,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add organizations (extension) (v1 path)
+         * Add organizations (v1 path)
          * @description The v1 path of `/v2/organizations/add` (COMPAT §F): same request, same answer.
          */
         post: operations["organizationsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete organizations (v1 path)
+         * @description The v1 path of `/v2/organizations/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/access/disablestate/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsDisableStateUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set documents' access (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/access/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsAccessUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -335,10 +415,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add documents (extension) (v1 path)
+         * Add documents (v1 path)
          * @description The v1 path of `/v2/organizations/documents/add` (COMPAT §F): same request, same answer.
          */
         post: operations["documentsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsDeleteV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -355,10 +455,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get documents (extension) (v1 path)
+         * Get documents (v1 path)
          * @description The v1 path of `/v2/organizations/documents/get` (COMPAT §F): same request, same answer.
          */
         post: operations["documentsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/move` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsMoveV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update documents (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["documentsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/folders/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set folders' access (v1 path)
+         * @description The v1 path of `/v2/organizations/folders/access/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["foldersAccessUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -415,7 +575,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Update a folder (extension) (v1 path)
+         * Update folders (v1 path)
          * @description The v1 path of `/v2/organizations/folders/update` (COMPAT §F): same request, same answer.
          */
         post: operations["foldersUpdateV1"];
@@ -435,10 +595,50 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get organizations (extension) (v1 path)
+         * Get organizations (v1 path)
          * @description The v1 path of `/v2/organizations/get` (COMPAT §F): same request, same answer.
          */
         post: operations["organizationsGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update organizations (v1 path)
+         * @description The v1 path of `/v2/organizations/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["organizationsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users (v1 path)
+         * @description The v1 path of `/v2/users/add` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersAddV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -499,6 +699,66 @@ export interface paths {
          * @description The v1 path of `/v2/users/data/get` (COMPAT §F): same request, same answer.
          */
         post: operations["usersDataGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete users (v1 path)
+         * @description The v1 path of `/v2/users/delete` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get users (v1 path)
+         * @description The v1 path of `/v2/users/get` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update users (v1 path)
+         * @description The v1 path of `/v2/users/update` (COMPAT §F): same request, same answer.
+         */
+        post: operations["usersUpdateV1"];
         delete?: never;
         options?: never;
         head?: never;
@@ -595,8 +855,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Grant permissions (extension)
-         * @description Grants one user `viewer` (default) or `editor` on organizations, folders or documents, optionally until `expiresAt` (epoch ms, in the future). Every resource must exist (NOT_FOUND otherwise); granting again replaces role and expiry. A grant on a folder covers every document below it, wherever the folder moves.
+         * Grant permissions
+         * @description Grants one user (`user`, or the collabd 0.1 `userId`: exactly one) `editor` (default) or `viewer` on organizations, folders or documents, optionally until `expiresAt` (epoch seconds, in the future; a value ≥ 1e12 is read as epoch ms). The resources need not exist yet; a grant on an id without a record counts in every check. Granting again replaces role and expiry. A folder grant covers every document below it, wherever the folder moves; an organization grant does not cover `restricted` documents.
          */
         post: operations["permissionsAdd"];
         delete?: never;
@@ -615,8 +875,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get permissions (extension)
-         * @description The live (unexpired) grants of the given users in one organization, keyed by userId, then `organization`/`folders`/`documents`, then resource id. `folderIds`/`documentIds` narrow the list.
+         * Get permissions
+         * @description Effective access of the given users in one organization (COMPAT §A.7), keyed by userId: `organization` when they have organization-level access, and `folders`/`documents` with `accessRole`, the effective `accessType` and `expiresAt` (epoch seconds) of the deciding grant, or an error entry (`permission_denied`, `does_not_exist`). Without folderIds/documentIds: what each user holds a live grant or membership on; with them, exactly those ids.
          */
         post: operations["permissionsGet"];
         delete?: never;
@@ -635,8 +895,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Remove permissions (extension)
-         * @description Removes one user's grants on the given resources; `removedCount` says how many existed.
+         * Remove permissions
+         * @description Removes one user's grants on the given resources; `removedCount` says how many existed. A folder without `organizationId` loses the grant in every organization of the workspace.
          */
         post: operations["permissionsRemove"];
         delete?: never;
@@ -985,6 +1245,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organizations/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable organizations
+         * @description While `disabled`, the access rule denies every user on everything in the organization; REST operations with the API key still work. A missing organization is created, then marked.
+         */
+        post: operations["organizationsDisableStateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organizations/add": {
         parameters: {
             query?: never;
@@ -995,10 +1275,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add organizations (extension)
-         * @description Creates organization records, which folder and document operations require. Per-item results keyed by organizationId; an existing id fails alone with `Organization already exists.`.
+         * Add organizations
+         * @description Creates organization records, which folder and document operations require. Items are open: keys other than organizationId and organizationName are metadata, returned by get. Per-item results keyed by organizationId; an existing id fails alone with `Organization already exists.`.
          */
         post: operations["organizationsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete organizations
+         * @description Deletes organizations with everything under them: folders, documents, grants, notifications, activities, recordings. Each organization goes in a transaction of its own. At most 30 ids.
+         */
+        post: operations["organizationsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/access/disablestate/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable documents
+         * @description While `disabled`, the access rule denies every user on the document. A document without a record (or organization) is created at the root first. At most 30 ids.
+         */
+        post: operations["documentsDisableStateUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set documents' access
+         * @description Sets each document's own accessType; a document without a record (or organization) is created at the root first. At most 30 ids.
+         */
+        post: operations["documentsAccessUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1015,10 +1355,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add documents (extension)
-         * @description Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless `createOrganization`). Without `accessType` a document inherits its folder's effective access. Per-item results keyed by documentId; an existing id fails with `Document already exists.`.
+         * Add documents
+         * @description Creates documents in `folderId` (default `root`) of an existing organization (NOT_FOUND otherwise, unless `createOrganization`); a missing folder is NOT_FOUND unless `createFolder`, which makes it at the top level. Without `accessType` a document inherits its folder's effective access (at the root the workspace's defaultAccessType). Items are open: other keys are metadata, returned by get. Per-item results keyed by documentId; an existing id fails with `Document already exists` (code `already-exists`).
          */
         post: operations["documentsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete documents
+         * @description Deletes documents with their grants and feature data (activities, recordings, notifications). An unknown id fails alone with `Document does not exist` (code `not-found`). At most 30 ids.
+         */
+        post: operations["documentsDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1035,10 +1395,70 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get documents (extension)
-         * @description Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` (`root`: in no folder) or with the given ids. `accessType` is the effective access at the time of the read.
+         * Get documents
+         * @description Documents of an organization in documentId order, keyset-paged, optionally directly in `folderId` (`root`: in no folder). With `documentIds`: those documents in the request's order on one page, an unknown id answered in place by `{id, success: false, message: "Document does not exist", code: "not-found"}`. `accessType` is the effective access at the time of the read.
          */
         post: operations["documentsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move documents
+         * @description Places documents in `folderId` (`root`: the top level; unknown folder NOT_FOUND `Folder not found.`). A document keeps its own accessType; inherited access follows the new folder. At most 30 ids.
+         */
+        post: operations["documentsMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update documents
+         * @description Merges `documentName` and metadata keys into existing documents. An unknown id fails alone with `Document does not exist` (code `not-found`).
+         */
+        post: operations["documentsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/folders/access/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set folders' access
+         * @description Sets each folder's own `accessType`, or with `inheritFromParent: true` makes it inherit its parent's again (top level: the workspace's defaultAccessType). Subfolders and documents that inherit follow at once. An unknown folder fails alone with `Folder not found.`. At most 30 ids. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         */
+        post: operations["foldersAccessUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1075,8 +1495,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Delete a folder (extension)
-         * @description Deletes the folder and every folder below it; returns `deletedCount`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * Delete a folder
+         * @description Deletes the folder, every folder below it and every document placed in them (with their grants and feature data, as documents delete does). `result.data` is null; `result.deletedCount` (folders) and `result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with `error.code` `not-found`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersDelete"];
         delete?: never;
@@ -1115,8 +1535,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Update a folder (extension)
-         * @description Renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of the whole subtree atomically; a parent inside the subtree is INVALID_ARGUMENT. Returns the folder. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * Update folders
+         * @description Applies `folders` in order, in one transaction: renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of the whole subtree. Per-item results keyed by folderId; a failing item (`Folder not found.`, `Parent folder not found.`, `A folder cannot be moved under itself or one of its descendants.`) changes nothing. collabd 0.1's single-folder form (top-level `folderId` and changes) is a one-item `folders`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersUpdate"];
         delete?: never;
@@ -1135,10 +1555,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get organizations (extension)
-         * @description The workspace's organizations in organizationId order, optionally only `organizationIds`, keyset-paged. `pageToken` is `""` on the last page.
+         * Get organizations
+         * @description The workspace's organizations in organizationId order, optionally only `organizationIds`, keyset-paged. `pageToken` is `""` and `nextPageToken` null on the last page.
          */
         post: operations["organizationsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update organizations
+         * @description Merges `organizationName` and metadata keys into existing organizations. Per-item results keyed by organizationId; an unknown id fails alone with `Organization does not exist`.
+         */
+        post: operations["organizationsUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1205,6 +1645,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/users/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users
+         * @description Adds users at the organization (no documentId/folderId), a folder or a document: the profile (one per user and organization, merged with the stored one; `initial` derived from `name` when absent) and a membership with `accessRole` (default `editor`), which counts like a permanent grant at that level. The organization record is created when missing; a missing folder or document is created only with `createFolder`/`createDocument`, else the membership is stored by id. An existing member is updated.
+         */
+        post: operations["usersAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/users/data/delete": {
         parameters: {
             query?: never;
@@ -1259,6 +1719,66 @@ export interface paths {
          * @description Everything the workspace holds about one user in one organization (docs/privacy.md), up to 100 records per key and page. Pass `nextPageToken` back as `pageToken` until it is null. An unknown organization or user is an empty export.
          */
         post: operations["usersDataGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete users
+         * @description Removes users from a level. At organization level the user leaves the organization: the profile, memberships at every level and grants in it are removed too. A user without a membership at the level fails alone with `User does not exist.`.
+         */
+        post: operations["usersDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get users
+         * @description The users of a level in userId order, each its profile plus `accessRole` at that level; `userIds` (≤ 30) narrows. `allDocuments`: every document-level membership of the organization, with `documentId`; `groupByDocumentId` turns `data` into `{documentId: User[]}`. `organizationUserGroupIds` (≤ 30) matches nobody (no user groups). Keyset-paged: `pageSize` default 1000; `pageToken` and `nextPageToken`.
+         */
+        post: operations["usersGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/users/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update users
+         * @description Merges the sent fields into each member's profile and sets `accessRole` at the level when sent. A user who is not a member at that level fails alone with `User does not exist.`.
+         */
+        post: operations["usersUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1369,8 +1889,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description No access, no such resource, or a failure for this one resource. */
+        AccessError: {
+            /**
+             * @description The resource's effective access.
+             * @enum {string}
+             */
+            accessType?: "organizationPrivate" | "restricted" | "public";
+            /** @description What went wrong, e.g. `User does not have access to document`. */
+            error: string;
+            /** @enum {string} */
+            errorCode: "permission_denied" | "does_not_exist" | "something_went_wrong";
+        };
         /**
-         * @description viewer (default) or editor.
+         * @description viewer or editor (default).
          * @enum {string}
          */
         AccessRole: "viewer" | "editor";
@@ -1379,6 +1911,14 @@ export interface components {
          * @enum {string}
          */
         AccessType: "organizationPrivate" | "restricted" | "public";
+        /** @description One item's access outcome. */
+        AccessTypeResult: {
+            accessType?: ("organizationPrivate" | "restricted" | "public") | null;
+            /** @constant */
+            inheritFromParent?: true;
+            message: string;
+            success: boolean;
+        };
         /** @description The request was applied. */
         Acknowledgement: {
             message: string;
@@ -1514,6 +2054,14 @@ export interface components {
             from?: components["schemas"]["JsonValue"];
             /** @description The value after. */
             to?: components["schemas"]["JsonValue"];
+        };
+        /** @description One item's outcome. */
+        CodedItemResult: {
+            /** @description `already-exists` or `not-found` on failures. */
+            code?: string;
+            id: string;
+            message: string;
+            success: boolean;
         };
         /** @description A comment (COMPAT §C.1). */
         Comment: {
@@ -1661,6 +2209,11 @@ export interface components {
             userId: string;
         };
         CommentAnnotationsDeleteRequest: {
+            /** @description Threads of this agent. */
+            agentId?: string;
+            /** @description true: only suggestion threads written by agents. */
+            agentSuggestions?: boolean;
+            agentUrls?: string[];
             /** @description These threads. */
             annotationIds?: string[];
             documentId: string;
@@ -1676,6 +2229,19 @@ export interface components {
             userIds?: string[];
         };
         CommentAnnotationsGetRequest: {
+            /** @description true: comment threads written by agents. */
+            agentComments?: boolean;
+            /** @description Threads of this agent. At most one agent filter per request. */
+            agentId?: string;
+            /** @description Threads of agents of this source. */
+            agentSource?: string;
+            /** @description true: suggestion threads written by agents. */
+            agentSuggestions?: boolean;
+            /**
+             * @description Threads of agents of this type (collabd: by agentSource).
+             * @enum {string}
+             */
+            agentType?: "built-in" | "custom" | "external";
             /** @description In request order, null for unknown ids; no paging. */
             annotationIds?: string[];
             /** @description Exclusive, ms. */
@@ -1685,6 +2251,8 @@ export interface components {
             documentId?: string;
             /** @description Threads of these documents. */
             documentIds?: string[];
+            /** @description Threads of this agent execution. */
+            executionId?: string;
             /** @description Documents directly in this folder now. */
             folderId?: string;
             /** @description `data` becomes `{documentId: annotation[]}`. */
@@ -1925,7 +2493,13 @@ export interface components {
             httpStatus: number | null;
             startedAt: number;
         };
-        /** @description A document record. */
+        /** @description One document's disabled state. */
+        DisabledResult: {
+            disabled: boolean;
+            message: string;
+            success: boolean;
+        };
+        /** @description A document record; its metadata keys appear at the top level. */
         Document: {
             /**
              * @description Effective access: the document's own, or its folder's now.
@@ -1935,16 +2509,42 @@ export interface components {
             apiKey: string;
             /** @description Epoch ms. */
             createdAt: number;
+            disabled: boolean;
             documentId: string;
             documentName: string;
             /** @description The folder holding the document, or `root`. */
             folderId: string;
+            /** @description = documentId. */
+            id: string;
             inheritAccessFromParent: boolean;
             /** @description Epoch ms. */
             lastUpdated: number;
             organizationId: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One document's changes: documentName and metadata keys, merged into the stored ones. */
+        DocumentChange: {
+            /** @description The document to change. */
+            documentId: string;
+            /** @description New display name. */
+            documentName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        DocumentsAccessUpdateRequest: {
+            /**
+             * @description organizationPrivate, restricted or public.
+             * @enum {string}
+             */
+            accessType: "organizationPrivate" | "restricted" | "public";
+            /** @description Documents to set; a missing record is created at the root first. */
+            documentIds: string[];
+            organizationId: string;
         };
         DocumentsAddRequest: {
+            /** @description Create `folderId` first at the top level (named by its id, inheriting access) if missing. */
+            createFolder?: boolean;
             /** @description Create the organization first if missing. */
             createOrganization?: boolean;
             documents: components["schemas"]["NewDocument"][];
@@ -1952,8 +2552,20 @@ export interface components {
             folderId?: string;
             organizationId: string;
         };
+        DocumentsDeleteRequest: {
+            /** @description Documents to delete with their grants and feature data. */
+            documentIds: string[];
+            organizationId: string;
+        };
+        DocumentsDisableStateUpdateRequest: {
+            /** @description true: nobody has access to the document. */
+            disabled: boolean;
+            /** @description Documents to mark; a missing record is created at the root first. */
+            documentIds: string[];
+            organizationId: string;
+        };
         DocumentsGetRequest: {
-            /** @description Fetch these documents. */
+            /** @description Fetch these documents, answered in this order. */
             documentIds?: string[];
             /** @description Only documents directly in this folder; `root` for those in none. */
             folderId?: string;
@@ -1962,6 +2574,28 @@ export interface components {
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
+        };
+        DocumentsMoveRequest: {
+            /** @description Documents to move. */
+            documentIds: string[];
+            /** @description The folder they go in; `root` for the top level. */
+            folderId: string;
+            organizationId: string;
+        };
+        DocumentsUpdateRequest: {
+            documents: components["schemas"]["DocumentChange"][];
+            organizationId: string;
+        };
+        /** @description The user has access, with this role. */
+        EffectiveAccess: {
+            accessRole: components["schemas"]["AccessRole"];
+            /**
+             * @description The resource's effective access.
+             * @enum {string}
+             */
+            accessType: "organizationPrivate" | "restricted" | "public";
+            /** @description Epoch seconds; present when the deciding grant expires. */
+            expiresAt?: number;
         };
         /** @description One problem: the field (as the client wrote it) or the item id it concerns. */
         ErrorDetail: {
@@ -1994,6 +2628,34 @@ export interface components {
             /** @description Nested folders of the same shape; present only when at least one is returned. */
             subFolders?: components["schemas"]["Folder"][];
         };
+        /** @description One folder's access outcome. */
+        FolderAccessResult: {
+            accessType?: components["schemas"]["AccessType"] | null;
+            /** @constant */
+            inheritFromParent?: true;
+            message: string;
+            success: boolean;
+        };
+        /** @description One folder's changes: at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
+        FolderChange: {
+            accessType?: components["schemas"]["AccessType"];
+            /** @description The folder to change. */
+            folderId: string;
+            /** @description Display name; defaults to the folderId. */
+            folderName?: string;
+            /** @description true: inherit the parent's access again; false: keep the current one as own. */
+            inheritAccessFromParent?: boolean;
+            /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
+            parentFolderId?: string;
+        };
+        FoldersAccessUpdateRequest: {
+            accessType?: components["schemas"]["AccessType"];
+            /** @description Folders to set. At most 30. */
+            folderIds: string[];
+            /** @description true: inherit the parent's access again (top level: the workspace's defaultAccessType); then `accessType` may be omitted and is ignored. */
+            inheritFromParent?: boolean;
+            organizationId: string;
+        };
         FoldersAddRequest: {
             /** @description Create the organization first if missing. */
             createOrganization?: boolean;
@@ -2020,29 +2682,32 @@ export interface components {
             /** @description Extension, flat listing only: `result.pageToken` of the previous page. */
             pageToken?: string;
         };
-        /** @description organizationId, folderId and at least one of folderName, parentFolderId, accessType, inheritAccessFromParent. */
+        /** @description Exactly one of `folders` or `folderId`; the 0.1 form is a one-item `folders`. */
         FoldersUpdateRequest: {
             accessType?: components["schemas"]["AccessType"];
-            /** @description The folder to change. */
-            folderId: string;
+            /** @description collabd 0.1 form: the one folder to change (then no `folders`). */
+            folderId?: string;
             /** @description Display name; defaults to the folderId. */
             folderName?: string;
+            /** @description Changes applied in order, in one transaction. */
+            folders?: components["schemas"]["FolderChange"][];
             /** @description true: inherit the parent's access again; false: keep the current one as own. */
             inheritAccessFromParent?: boolean;
             organizationId: string;
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
         };
-        /** @description A live grant. */
-        Grant: {
-            accessRole: components["schemas"]["AccessRole"];
-            /** @description Epoch ms. */
-            expiresAt?: number;
+        /** @description One folder's outcome; `folder` is the updated record. */
+        FolderUpdateResult: {
+            folder?: components["schemas"]["Folder"];
+            id: string;
+            message: string;
+            success: boolean;
         };
-        /** @description One grant: a role on a resource, optionally until expiresAt. */
+        /** @description One grant: a role on a resource, optionally until expiresAt. The resource need not exist yet. */
         GrantedResource: {
             accessRole?: components["schemas"]["AccessRole"];
-            /** @description Epoch ms after which the grant no longer counts; in the future; at most year 9999. */
+            /** @description Epoch seconds after which the grant no longer counts; in the future. A value of 1e12 or more is read as epoch milliseconds (collabd 0.1 clients). */
             expiresAt?: number;
             /** @description The organization's, folder's or document's id. */
             id: string;
@@ -2050,7 +2715,7 @@ export interface components {
             organizationId?: string;
             type: components["schemas"]["ResourceType"];
         };
-        /** @description A resource whose grant to the user is removed. */
+        /** @description A resource whose grant to the user is removed. A folder without organizationId: that folder id in every organization. */
         GrantRef: {
             /** @description The organization's, folder's or document's id. */
             id: string;
@@ -2067,6 +2732,15 @@ export interface components {
         };
         /** @description Any JSON value. */
         JsonValue: JsonValue;
+        /** @description In place of a requested document that does not exist. */
+        MissingDocument: {
+            /** @constant */
+            code: "not-found";
+            id: string;
+            message: string;
+            /** @constant */
+            success: false;
+        };
         /** @description One activity to add. */
         NewActivity: {
             /** @description URL or identifier of the icon. */
@@ -2191,7 +2865,7 @@ export interface components {
             type?: "comment" | "suggestion";
             visibility?: components["schemas"]["CommentVisibility"];
         };
-        /** @description One document to create. */
+        /** @description One document to create. Open: other keys are metadata, stored and returned by get. */
         NewDocument: {
             /**
              * @description organizationPrivate, restricted or public. Omitted: inherited from the folder, read at check time.
@@ -2202,6 +2876,8 @@ export interface components {
             documentId: string;
             /** @description Display name; defaults to the documentId. */
             documentName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One folder to create. */
         NewFolder: {
@@ -2222,12 +2898,14 @@ export interface components {
             /** @description The parent's folderId, or `root` (the default) for a top-level folder. */
             parentFolderId?: string;
         };
-        /** @description One organization to create. */
+        /** @description One organization to create. Open: other keys are metadata, stored and returned by get (except id, disabled, createdAt, lastUpdated). */
         NewOrganization: {
             /** @description The organization's id, chosen by the client. */
             organizationId: string;
             /** @description Display name. */
             organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description One recording annotation to add or replace. */
         NewRecording: {
@@ -2396,7 +3074,7 @@ export interface components {
             /** @description Users for whom the notification is marked read. */
             readByUserIds?: string[];
         };
-        /** @description displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; verifyUserPermissions and createDocument need documentId. */
+        /** @description displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; verifyUserPermissions: true and createDocument: true need documentId. */
         NotificationsAddRequest: {
             actionUser?: components["schemas"]["User"];
             /** @description Any object, stored and returned; `access` maps fields to strings or numbers. */
@@ -2448,6 +3126,8 @@ export interface components {
             notificationSourceData?: {
                 [key: string]: components["schemas"]["JsonValue"];
             };
+            /** @description Default true: the organization-level users (users add) are recipients too, at most 1000; false: only notifyUsers. */
+            notifyAll?: boolean;
             /** @description Recipients (For You lists). */
             notifyUsers?: components["schemas"]["User"][];
             organizationId: string;
@@ -2501,6 +3181,7 @@ export interface components {
             /** @description Notifications addressed to this user. */
             userId?: string;
         };
+        /** @description verifyUserPermissions: true needs documentId. */
         NotificationsUpdateRequest: {
             documentId?: string;
             /** @description Narrows to notifications of this location. */
@@ -2513,17 +3194,42 @@ export interface components {
             /** @description readByUserIds keeps only users with access to the document; needs documentId. */
             verifyUserPermissions?: boolean;
         };
-        /** @description An organization record. */
+        /** @description An organization record; its metadata keys appear at the top level. */
         Organization: {
             /** @description Epoch ms. */
             createdAt: number;
+            /** @description true: the access rule denies every user. */
+            disabled: boolean;
+            /** @description = organizationId. */
+            id: string;
             /** @description Epoch ms. */
             lastUpdated: number;
             organizationId: string;
             organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One organization's changes: organizationName and metadata keys, merged into the stored ones. */
+        OrganizationChange: {
+            /** @description The organization's id, chosen by the client. */
+            organizationId: string;
+            /** @description Display name. */
+            organizationName?: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         OrganizationsAddRequest: {
             organizations: components["schemas"]["NewOrganization"][];
+        };
+        OrganizationsDeleteRequest: {
+            /** @description Organizations to delete with everything under them. */
+            organizationIds: string[];
+        };
+        OrganizationsDisableStateUpdateRequest: {
+            /** @description true: nobody has access to anything in them. */
+            disabled: boolean;
+            /** @description Organizations to mark; a missing one is created first. */
+            organizationIds: string[];
         };
         OrganizationsGetRequest: {
             /** @description Fetch these organizations. */
@@ -2533,20 +3239,24 @@ export interface components {
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
         };
+        OrganizationsUpdateRequest: {
+            organizations: components["schemas"]["OrganizationChange"][];
+        };
         PermissionsAddRequest: {
             permissions: {
                 resources: components["schemas"]["GrantedResource"][];
             };
-            /** @description The user who receives the grants. */
-            userId: string;
+            user?: components["schemas"]["User"];
+            /** @description collabd 0.1 form of `user.userId`; send exactly one of user and userId. */
+            userId?: string;
         };
         PermissionsGetRequest: {
-            /** @description Only grants on these documents (and the organization). */
+            /** @description List exactly these documents (and folders only if folderIds). */
             documentIds?: string[];
-            /** @description Only grants on these folders (and the organization). */
+            /** @description List exactly these folders (and documents only if documentIds). */
             folderIds?: string[];
             organizationId: string;
-            /** @description The users whose grants are listed. */
+            /** @description The users whose access is listed. */
             userIds: string[];
         };
         PermissionsRemoveRequest: {
@@ -2666,7 +3376,10 @@ export interface components {
         };
         /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
         User: {
-            /** @description `viewer` or `editor`; meaningful only in users add and update. */
+            /**
+             * @description `viewer` or `editor`; meaningful only in users add and update.
+             * @enum {string}
+             */
             accessRole?: "viewer" | "editor";
             /** @description Deprecated. */
             clientGroupId?: string;
@@ -2702,6 +3415,23 @@ export interface components {
             userId: string;
         } & {
             [key: string]: components["schemas"]["JsonValue"];
+        };
+        /** @description One user's effective access (COMPAT §A.7). */
+        UserAccess: {
+            /** @description Keyed by resource id. */
+            documents?: {
+                [key: string]: components["schemas"]["EffectiveAccess"] | components["schemas"]["AccessError"];
+            };
+            /** @description Keyed by resource id. */
+            folders?: {
+                [key: string]: components["schemas"]["EffectiveAccess"] | components["schemas"]["AccessError"];
+            };
+            /** @description Keyed by organizationId; present only with organization-level access. */
+            organization?: {
+                [key: string]: {
+                    accessRole: components["schemas"]["AccessRole"];
+                };
+            };
         };
         /** @description Up to 100 records per key and page; `[]` when none (or when the organization or user is unknown). */
         UserData: {
@@ -2750,20 +3480,21 @@ export interface components {
             lastTaskCompletedTime: number | null;
             tasksLeft: number;
         };
-        /** @description One user's live grants, by kind of resource. */
-        UserGrants: {
-            /** @description Keyed by resource id. */
-            documents?: {
-                [key: string]: components["schemas"]["Grant"];
-            };
-            /** @description Keyed by resource id. */
-            folders?: {
-                [key: string]: components["schemas"]["Grant"];
-            };
-            /** @description Keyed by resource id. */
-            organization?: {
-                [key: string]: components["schemas"]["Grant"];
-            };
+        UsersAddRequest: {
+            /** @description Create the document record (at the root) if missing. */
+            createDocument?: boolean;
+            /** @description Create the folder record (at the top level) if missing. */
+            createFolder?: boolean;
+            /** @description Accepted; the organization record is created when missing anyway. */
+            createOrganization?: boolean;
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level. */
+            users: components["schemas"]["User"][];
         };
         UsersDataDeleteRequest: {
             /** @description Only these organizations; absent: all. */
@@ -2779,6 +3510,46 @@ export interface components {
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
             userId: string;
+        };
+        UsersDeleteRequest: {
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description The users to remove. */
+            userIds: string[];
+        };
+        UsersGetRequest: {
+            /** @description Every document-level user of the organization (not organization users). */
+            allDocuments?: boolean;
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description With allDocuments or documentId: `data` is `{documentId: User[]}`. */
+            groupByDocumentId?: boolean;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description User groups; collabd has none, so these match nobody (COMPAT §E 14). */
+            organizationUserGroupIds?: string[];
+            /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
+            pageSize?: number;
+            /** @description Opaque token from a previous response's `result.pageToken`. */
+            pageToken?: string;
+            /** @description Only these users. */
+            userIds?: string[];
+        };
+        UsersUpdateRequest: {
+            /** @description Document level; at most one of documentId and folderId. */
+            documentId?: string;
+            /** @description Folder level; at most one of documentId and folderId. */
+            folderId?: string;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level. */
+            users: components["schemas"]["User"][];
         };
         /** @description The workspace's webhook configuration. */
         WebhookConfig: {
@@ -2911,6 +3682,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -2940,6 +3713,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -2969,6 +3744,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -2998,6 +3775,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3027,6 +3806,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3057,6 +3838,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3086,6 +3869,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -3115,6 +3900,8 @@ export interface components {
                  */
                 "application/json": {
                     error: {
+                        /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                        code?: string;
                         details?: components["schemas"]["ErrorDetail"][];
                         /** @description A sentence ending in a period. */
                         message: string;
@@ -4507,6 +5294,76 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationsDisableStateUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for Organization(s) successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for Organization(s) successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated disable state for organization Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     organizationsAddV1: {
         parameters: {
             query?: never;
@@ -4522,7 +5379,8 @@ export interface operations {
                  *         "organizations": [
                  *           {
                  *             "organizationId": "org-1",
-                 *             "organizationName": "Acme"
+                 *             "organizationName": "Acme",
+                 *             "region": "eu"
                  *           }
                  *         ]
                  *       }
@@ -4550,7 +5408,7 @@ export interface operations {
                      *           "org-1": {
                      *             "success": true,
                      *             "id": "org-1",
-                     *             "message": "Organization added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -4561,6 +5419,217 @@ export interface operations {
                             /** @description Keyed by organizationId. */
                             data: {
                                 [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) deleted successfully.",
+                     *         "data": {
+                     *           "org-2": {
+                     *             "success": false,
+                     *             "id": "org-2",
+                     *             "message": "Organization does not exist"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDisableStateUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "disabled": false,
+                     *             "message": "Document disabled state updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["DisabledResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAccessUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "accessType": "restricted"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "accessType": "restricted",
+                     *             "message": "Document access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by id. */
+                            data: {
+                                [key: string]: components["schemas"]["AccessTypeResult"];
                             };
                             message: string;
                             /** @constant */
@@ -4596,7 +5665,8 @@ export interface operations {
                  *         "documents": [
                  *           {
                  *             "documentId": "doc-1",
-                 *             "documentName": "Q3 report"
+                 *             "documentName": "Q3 report",
+                 *             "owner": "finance"
                  *           },
                  *           {
                  *             "documentId": "doc-2",
@@ -4628,12 +5698,12 @@ export interface operations {
                      *           "doc-1": {
                      *             "success": true,
                      *             "id": "doc-1",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           },
                      *           "doc-2": {
                      *             "success": true,
                      *             "id": "doc-2",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -4643,7 +5713,77 @@ export interface operations {
                         result: {
                             /** @description Keyed by documentId. */
                             data: {
-                                [key: string]: components["schemas"]["AddedItem"];
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) deleted successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
                             };
                             message: string;
                             /** @constant */
@@ -4699,23 +5839,28 @@ export interface operations {
                      *         "message": "Document(s) retrieved successfully.",
                      *         "data": [
                      *           {
+                     *             "id": "doc-1",
                      *             "documentId": "doc-1",
                      *             "documentName": "Q3 report",
+                     *             "disabled": false,
+                     *             "accessType": "restricted",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "restricted",
                      *             "inheritAccessFromParent": true,
                      *             "createdAt": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "owner": "finance"
                      *           },
                      *           {
+                     *             "id": "doc-2",
                      *             "documentId": "doc-2",
                      *             "documentName": "doc-2",
+                     *             "disabled": false,
+                     *             "accessType": "public",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "public",
                      *             "inheritAccessFromParent": false,
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
@@ -4727,9 +5872,225 @@ export interface operations {
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Document"][];
+                            data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMoveV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ],
+                 *         "folderId": "root"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMoveRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Documents moved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Documents moved successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document moved."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report (final)"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) updated successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersAccessUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderIds": [
+                 *           "q3"
+                 *         ],
+                 *         "inheritFromParent": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for folders successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for folders successfully.",
+                     *         "data": {
+                     *           "q3": {
+                     *             "success": true,
+                     *             "accessType": null,
+                     *             "inheritFromParent": true,
+                     *             "message": "Folder access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderAccessResult"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -4927,8 +6288,12 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "organizationId": "org-1",
-                 *         "folderId": "q3",
-                 *         "folderName": "Q3 2026"
+                 *         "folders": [
+                 *           {
+                 *             "folderId": "q3",
+                 *             "folderName": "Q3 2026"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -4938,7 +6303,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder updated successfully.` */
+            /** @description Success: `Folder Updated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -4949,28 +6314,38 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder updated successfully.",
+                     *         "message": "Folder Updated successfully.",
                      *         "data": {
-                     *           "folderId": "q3",
-                     *           "folderName": "Q3 2026",
-                     *           "parentFolderId": "reports",
-                     *           "apiKey": "ak_example",
-                     *           "organizationId": "org-1",
-                     *           "createdAt": 1767225600000,
-                     *           "lastUpdated": 1767225600000,
-                     *           "ancestors": [
-                     *             "root",
-                     *             "reports"
-                     *           ],
-                     *           "accessType": "restricted",
-                     *           "inheritAccessFromParent": true
+                     *           "q3": {
+                     *             "success": true,
+                     *             "id": "q3",
+                     *             "message": "Folder Updated.",
+                     *             "folder": {
+                     *               "folderId": "q3",
+                     *               "folderName": "Q3 2026",
+                     *               "parentFolderId": "reports",
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "createdAt": 1767225600000,
+                     *               "lastUpdated": 1767225600000,
+                     *               "ancestors": [
+                     *                 "root",
+                     *                 "reports"
+                     *               ],
+                     *               "accessType": "restricted",
+                     *               "inheritAccessFromParent": true
+                     *             }
+                     *           }
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Folder"];
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderUpdateResult"];
+                            };
                             message: string;
                             /** @constant */
                             status: "success";
@@ -5027,13 +6402,17 @@ export interface operations {
                      *         "message": "Organization(s) retrieved successfully.",
                      *         "data": [
                      *           {
-                     *             "organizationId": "org-1",
+                     *             "id": "org-1",
                      *             "organizationName": "Acme",
+                     *             "disabled": false,
+                     *             "region": "eu",
+                     *             "organizationId": "org-1",
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -5041,7 +6420,166 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Organization"][];
                             message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme Inc."
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) updated successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada Lovelace",
+                 *             "email": "ada@example.com"
+                 *           },
+                 *           {
+                 *             "userId": "u3",
+                 *             "name": "Grace Hopper",
+                 *             "accessRole": "viewer",
+                 *             "plan": "pro"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u1": {
+                     *             "success": true,
+                     *             "id": "u1",
+                     *             "message": "User added."
+                     *           },
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -5264,6 +6802,239 @@ export interface operations {
                             /** @description The same token as `pageToken`; null on the last page. */
                             nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u3",
+                 *           "nobody"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) deleted successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "message": "User removed."
+                     *           },
+                     *           "nobody": {
+                     *             "success": false,
+                     *             "message": "User does not exist."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersGetV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u1",
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "userId": "u1",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "initial": "A",
+                     *             "accessRole": "editor"
+                     *           },
+                     *           {
+                     *             "userId": "u3",
+                     *             "name": "Grace Hopper",
+                     *             "plan": "pro",
+                     *             "initial": "G",
+                     *             "accessRole": "viewer"
+                     *           }
+                     *         ],
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The users, or with groupByDocumentId the users of each document. */
+                            data: components["schemas"]["User"][] | {
+                                [key: string]: components["schemas"]["User"][];
+                            };
+                            message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u3",
+                 *             "accessRole": "editor",
+                 *             "photoUrl": "https://example.com/g.png"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -5622,20 +7393,22 @@ export interface operations {
                 /**
                  * @example {
                  *       "data": {
-                 *         "userId": "u2",
+                 *         "user": {
+                 *           "userId": "u2"
+                 *         },
                  *         "permissions": {
                  *           "resources": [
                  *             {
                  *               "type": "folder",
                  *               "id": "reports",
                  *               "organizationId": "org-1",
-                 *               "accessRole": "editor"
+                 *               "accessRole": "viewer"
                  *             },
                  *             {
                  *               "type": "document",
                  *               "id": "doc-2",
                  *               "organizationId": "org-1",
-                 *               "expiresAt": 4102444800000
+                 *               "expiresAt": 4102444800
                  *             },
                  *             {
                  *               "type": "organization",
@@ -5652,7 +7425,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Permission(s) added successfully.` */
+            /** @description Success: `Permissions added successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5663,10 +7436,10 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Permission(s) added successfully.",
+                     *         "message": "Permissions added successfully.",
                      *         "data": {
                      *           "success": true,
-                     *           "message": "Permission(s) added successfully."
+                     *           "message": "Permissions added successfully."
                      *         }
                      *       }
                      *     }
@@ -5706,6 +7479,11 @@ export interface operations {
                  *         "organizationId": "org-1",
                  *         "userIds": [
                  *           "u2"
+                 *         ],
+                 *         "documentIds": [
+                 *           "doc-1",
+                 *           "doc-2",
+                 *           "doc-9"
                  *         ]
                  *       }
                  *     }
@@ -5716,7 +7494,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Permission(s) retrieved successfully.` */
+            /** @description Success: `User permissions retrieved successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5727,23 +7505,27 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Permission(s) retrieved successfully.",
+                     *         "message": "User permissions retrieved successfully.",
                      *         "data": {
                      *           "u2": {
                      *             "organization": {
                      *               "org-1": {
-                     *                 "accessRole": "viewer"
-                     *               }
-                     *             },
-                     *             "folders": {
-                     *               "reports": {
                      *                 "accessRole": "editor"
                      *               }
                      *             },
                      *             "documents": {
-                     *               "doc-2": {
+                     *               "doc-1": {
                      *                 "accessRole": "viewer",
-                     *                 "expiresAt": 4102444800000
+                     *                 "accessType": "restricted"
+                     *               },
+                     *               "doc-2": {
+                     *                 "accessRole": "editor",
+                     *                 "accessType": "public",
+                     *                 "expiresAt": 4102444800
+                     *               },
+                     *               "doc-9": {
+                     *                 "error": "Document does not exist",
+                     *                 "errorCode": "does_not_exist"
                      *               }
                      *             }
                      *           }
@@ -5755,7 +7537,7 @@ export interface operations {
                         result: {
                             /** @description Keyed by userId. */
                             data: {
-                                [key: string]: components["schemas"]["UserGrants"];
+                                [key: string]: components["schemas"]["UserAccess"];
                             };
                             message: string;
                             /** @constant */
@@ -5805,7 +7587,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Permission(s) removed successfully.` */
+            /** @description Success: `Permissions removed successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -5816,7 +7598,7 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Permission(s) removed successfully.",
+                     *         "message": "Permissions removed successfully.",
                      *         "data": {
                      *           "removedCount": 1
                      *         }
@@ -7358,6 +9140,76 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationsDisableStateUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for Organization(s) successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for Organization(s) successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated disable state for organization Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     organizationsAdd: {
         parameters: {
             query?: never;
@@ -7373,7 +9225,8 @@ export interface operations {
                  *         "organizations": [
                  *           {
                  *             "organizationId": "org-1",
-                 *             "organizationName": "Acme"
+                 *             "organizationName": "Acme",
+                 *             "region": "eu"
                  *           }
                  *         ]
                  *       }
@@ -7401,7 +9254,7 @@ export interface operations {
                      *           "org-1": {
                      *             "success": true,
                      *             "id": "org-1",
-                     *             "message": "Organization added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -7412,6 +9265,217 @@ export interface operations {
                             /** @description Keyed by organizationId. */
                             data: {
                                 [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationIds": [
+                 *           "org-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) deleted successfully.",
+                     *         "data": {
+                     *           "org-2": {
+                     *             "success": false,
+                     *             "id": "org-2",
+                     *             "message": "Organization does not exist"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDisableStateUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "disabled": false
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDisableStateUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated disable state for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated disable state for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "disabled": false,
+                     *             "message": "Document disabled state updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["DisabledResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsAccessUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-1"
+                 *         ],
+                 *         "accessType": "restricted"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for documents successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for documents successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "accessType": "restricted",
+                     *             "message": "Document access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by id. */
+                            data: {
+                                [key: string]: components["schemas"]["AccessTypeResult"];
                             };
                             message: string;
                             /** @constant */
@@ -7447,7 +9511,8 @@ export interface operations {
                  *         "documents": [
                  *           {
                  *             "documentId": "doc-1",
-                 *             "documentName": "Q3 report"
+                 *             "documentName": "Q3 report",
+                 *             "owner": "finance"
                  *           },
                  *           {
                  *             "documentId": "doc-2",
@@ -7479,12 +9544,12 @@ export interface operations {
                      *           "doc-1": {
                      *             "success": true,
                      *             "id": "doc-1",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           },
                      *           "doc-2": {
                      *             "success": true,
                      *             "id": "doc-2",
-                     *             "message": "Document added."
+                     *             "message": "Added Successfully"
                      *           }
                      *         }
                      *       }
@@ -7494,7 +9559,77 @@ export interface operations {
                         result: {
                             /** @description Keyed by documentId. */
                             data: {
-                                [key: string]: components["schemas"]["AddedItem"];
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) deleted successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Deleted Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
                             };
                             message: string;
                             /** @constant */
@@ -7550,23 +9685,28 @@ export interface operations {
                      *         "message": "Document(s) retrieved successfully.",
                      *         "data": [
                      *           {
+                     *             "id": "doc-1",
                      *             "documentId": "doc-1",
                      *             "documentName": "Q3 report",
+                     *             "disabled": false,
+                     *             "accessType": "restricted",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "restricted",
                      *             "inheritAccessFromParent": true,
                      *             "createdAt": 1767225600000,
-                     *             "lastUpdated": 1767225600000
+                     *             "lastUpdated": 1767225600000,
+                     *             "owner": "finance"
                      *           },
                      *           {
+                     *             "id": "doc-2",
                      *             "documentId": "doc-2",
                      *             "documentName": "doc-2",
+                     *             "disabled": false,
+                     *             "accessType": "public",
                      *             "organizationId": "org-1",
                      *             "apiKey": "ak_example",
                      *             "folderId": "reports",
-                     *             "accessType": "public",
                      *             "inheritAccessFromParent": false,
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
@@ -7578,9 +9718,225 @@ export interface operations {
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Document"][];
+                            data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentIds": [
+                 *           "doc-2"
+                 *         ],
+                 *         "folderId": "root"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMoveRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Documents moved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Documents moved successfully.",
+                     *         "data": {
+                     *           "doc-2": {
+                     *             "success": true,
+                     *             "id": "doc-2",
+                     *             "message": "Document moved."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documents": [
+                 *           {
+                 *             "documentId": "doc-1",
+                 *             "documentName": "Q3 report (final)"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document(s) updated successfully.",
+                     *         "data": {
+                     *           "doc-1": {
+                     *             "success": true,
+                     *             "id": "doc-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by documentId. */
+                            data: {
+                                [key: string]: components["schemas"]["CodedItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    foldersAccessUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "folderIds": [
+                 *           "q3"
+                 *         ],
+                 *         "inheritFromParent": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["FoldersAccessUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Updated access for folders successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Updated access for folders successfully.",
+                     *         "data": {
+                     *           "q3": {
+                     *             "success": true,
+                     *             "accessType": null,
+                     *             "inheritFromParent": true,
+                     *             "message": "Folder access type updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderAccessResult"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -7705,7 +10061,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder(s) deleted successfully.` */
+            /** @description Success: `Folder deletion initiated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7716,16 +10072,20 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder(s) deleted successfully.",
-                     *         "data": {
-                     *           "deletedCount": 1
-                     *         }
+                     *         "message": "Folder deletion initiated successfully.",
+                     *         "data": null,
+                     *         "deletedCount": 1,
+                     *         "deletedDocumentCount": 0
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["DeletedCount"];
+                            data: null;
+                            /** @description Folders deleted. */
+                            deletedCount: number;
+                            /** @description Documents deleted with them. */
+                            deletedDocumentCount: number;
                             message: string;
                             /** @constant */
                             status: "success";
@@ -7850,8 +10210,12 @@ export interface operations {
                  * @example {
                  *       "data": {
                  *         "organizationId": "org-1",
-                 *         "folderId": "q3",
-                 *         "folderName": "Q3 2026"
+                 *         "folders": [
+                 *           {
+                 *             "folderId": "q3",
+                 *             "folderName": "Q3 2026"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -7861,7 +10225,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success: `Folder updated successfully.` */
+            /** @description Success: `Folder Updated successfully.` */
             200: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -7872,28 +10236,38 @@ export interface operations {
                      * @example {
                      *       "result": {
                      *         "status": "success",
-                     *         "message": "Folder updated successfully.",
+                     *         "message": "Folder Updated successfully.",
                      *         "data": {
-                     *           "folderId": "q3",
-                     *           "folderName": "Q3 2026",
-                     *           "parentFolderId": "reports",
-                     *           "apiKey": "ak_example",
-                     *           "organizationId": "org-1",
-                     *           "createdAt": 1767225600000,
-                     *           "lastUpdated": 1767225600000,
-                     *           "ancestors": [
-                     *             "root",
-                     *             "reports"
-                     *           ],
-                     *           "accessType": "restricted",
-                     *           "inheritAccessFromParent": true
+                     *           "q3": {
+                     *             "success": true,
+                     *             "id": "q3",
+                     *             "message": "Folder Updated.",
+                     *             "folder": {
+                     *               "folderId": "q3",
+                     *               "folderName": "Q3 2026",
+                     *               "parentFolderId": "reports",
+                     *               "apiKey": "ak_example",
+                     *               "organizationId": "org-1",
+                     *               "createdAt": 1767225600000,
+                     *               "lastUpdated": 1767225600000,
+                     *               "ancestors": [
+                     *                 "root",
+                     *                 "reports"
+                     *               ],
+                     *               "accessType": "restricted",
+                     *               "inheritAccessFromParent": true
+                     *             }
+                     *           }
                      *         }
                      *       }
                      *     }
                      */
                     "application/json": {
                         result: {
-                            data: components["schemas"]["Folder"];
+                            /** @description Keyed by folderId. */
+                            data: {
+                                [key: string]: components["schemas"]["FolderUpdateResult"];
+                            };
                             message: string;
                             /** @constant */
                             status: "success";
@@ -7950,13 +10324,17 @@ export interface operations {
                      *         "message": "Organization(s) retrieved successfully.",
                      *         "data": [
                      *           {
-                     *             "organizationId": "org-1",
+                     *             "id": "org-1",
                      *             "organizationName": "Acme",
+                     *             "disabled": false,
+                     *             "region": "eu",
+                     *             "organizationId": "org-1",
                      *             "createdAt": 1767225600000,
                      *             "lastUpdated": 1767225600000
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -7964,7 +10342,81 @@ export interface operations {
                         result: {
                             data: components["schemas"]["Organization"][];
                             message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizations": [
+                 *           {
+                 *             "organizationId": "org-1",
+                 *             "organizationName": "Acme Inc."
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization(s) updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization(s) updated successfully.",
+                     *         "data": {
+                     *           "org-1": {
+                     *             "success": true,
+                     *             "id": "org-1",
+                     *             "message": "Updated Successfully"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by organizationId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -8254,6 +10706,91 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    usersAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada Lovelace",
+                 *             "email": "ada@example.com"
+                 *           },
+                 *           {
+                 *             "userId": "u3",
+                 *             "name": "Grace Hopper",
+                 *             "accessRole": "viewer",
+                 *             "plan": "pro"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u1": {
+                     *             "success": true,
+                     *             "id": "u1",
+                     *             "message": "User added."
+                     *           },
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     usersDataDelete: {
         parameters: {
             query?: never;
@@ -8460,6 +10997,239 @@ export interface operations {
                             /** @description The same token as `pageToken`; null on the last page. */
                             nextPageToken: string | null;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u3",
+                 *           "nobody"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) deleted successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "message": "User removed."
+                     *           },
+                     *           "nobody": {
+                     *             "success": false,
+                     *             "message": "User does not exist."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["ItemResult"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "userIds": [
+                 *           "u1",
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "userId": "u1",
+                     *             "name": "Ada Lovelace",
+                     *             "email": "ada@example.com",
+                     *             "initial": "A",
+                     *             "accessRole": "editor"
+                     *           },
+                     *           {
+                     *             "userId": "u3",
+                     *             "name": "Grace Hopper",
+                     *             "plan": "pro",
+                     *             "initial": "G",
+                     *             "accessRole": "viewer"
+                     *           }
+                     *         ],
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description The users, or with groupByDocumentId the users of each document. */
+                            data: components["schemas"]["User"][] | {
+                                [key: string]: components["schemas"]["User"][];
+                            };
+                            message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    usersUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u3",
+                 *             "accessRole": "editor",
+                 *             "photoUrl": "https://example.com/g.png"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["UsersUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `User(s) processed successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "User(s) processed successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "id": "u3",
+                     *             "message": "User updated."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["AddedItem"];
+                            };
+                            message: string;
                             /** @constant */
                             status: "success";
                         };

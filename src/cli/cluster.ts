@@ -83,14 +83,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   }
   const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
   await services.database.close();
-  if (outcome?.kind === "created") {
-    // Printed once, on stdout and outside the log stream: logs never carry secrets.
-    const { apiKey, authToken } = outcome.credentials;
-    process.stdout.write(
-      `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
-        `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
-    );
-  }
+  if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   logger.info(
     {
       address: `http://${address.address}:${address.port}`,
@@ -129,4 +122,12 @@ async function probePort(port: number, host: string): Promise<void> {
   ]);
   probe.close();
   await once(probe, "close");
+}
+
+/** The first workspace's credentials, printed once on stdout, outside the log stream: logs never carry secrets. */
+export function printFirstWorkspace({ apiKey, authToken }: { apiKey: string; authToken: string }): void {
+  process.stdout.write(
+    `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
+      `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
+  );
 }

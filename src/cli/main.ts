@@ -16,7 +16,8 @@ Commands:
   version                                 print the version (also --version)
   migrate                                 bring the database schema up to date
   workspace create [--name N] [--json]    create a workspace and its first auth token
-  workspace update --api-key K [--activity-service on|off] [--advanced-queries on|off] [--json]
+  workspace update --api-key K [--activity-service on|off] [--advanced-queries on|off]
+                   [--default-access-type public|organizationPrivate|restricted] [--json]
   workspace show --api-key K [--json]
   token issue --api-key K [--json]        issue another auth token
   token revoke --api-key K --token T [--json]
@@ -65,6 +66,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       force: { type: "boolean" },
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
+      "default-access-type": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },

@@ -6,7 +6,7 @@ import type { Config } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { openServices } from "../services.js";
 import { DeliveryWorker } from "../webhooks/worker.js";
-import { superviseWorkers } from "./cluster.js";
+import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -48,14 +48,7 @@ export async function serve(config: Config): Promise<void> {
     const outcome = fixed || inWorker ? null : await bootstrap(services.database.db, services.clock, null);
     worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
     worker.start();
-    if (outcome?.kind === "created") {
-      // Printed once, on stdout and outside the log stream: logs never carry secrets.
-      const { apiKey, authToken } = outcome.credentials;
-      process.stdout.write(
-        `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
-          `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,
-      );
-    }
+    if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   } catch (error) {
     // The caller prints one line and exits; close what is open so nothing is left half-written.
     await app?.close().catch(() => {});

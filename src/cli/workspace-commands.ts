@@ -1,4 +1,7 @@
+import { inheritDefaultAccess } from "../areas/folders/tree.js";
+import { ACCESS_TYPES, type AccessType } from "../areas/hierarchy/paths.js";
 import * as workspaces from "../areas/workspaces/service.js";
+import type { WorkspaceSettings } from "../areas/workspaces/store.js";
 import type { Services, Workspace } from "../context.js";
 
 export class UsageError extends Error {}
@@ -30,17 +33,21 @@ export async function runWorkspaceCommand(
       };
     }
     case "workspace update": {
-      const settings: { activityService?: boolean; advancedQueries?: boolean } = {};
+      const settings: WorkspaceSettings = {};
       const activity = onOff(flags, "activity-service");
       const advanced = onOff(flags, "advanced-queries");
+      const access = accessType(flags, "default-access-type");
       if (activity !== undefined) settings.activityService = activity;
       if (advanced !== undefined) settings.advancedQueries = advanced;
+      if (access !== undefined) settings.defaultAccessType = access;
       if (Object.keys(settings).length === 0) {
         throw new UsageError(
-          "workspace update needs --activity-service on|off or --advanced-queries on|off.",
+          "workspace update needs --activity-service on|off, --advanced-queries on|off or " +
+            `--default-access-type ${ACCESS_TYPES.join("|")}.`,
         );
       }
       const updated = await workspaces.updateSettings(db, key(), settings);
+      if (access !== undefined) await inheritDefaultAccess(db, updated.id, access, services.clock.now());
       return { json: describe(updated), text: settingsText(updated) };
     }
     case "workspace show": {
@@ -66,6 +73,7 @@ function describe(workspace: Workspace): Record<string, unknown> {
     name: workspace.name,
     activityService: workspace.activityService,
     advancedQueries: workspace.advancedQueries,
+    defaultAccessType: workspace.defaultAccessType,
     createdAt: workspace.createdAt,
   };
 }
@@ -77,6 +85,7 @@ function settingsText(workspace: Workspace): string {
     `x-svc-api-key:    ${workspace.id}`,
     `activity service: ${on(workspace.activityService)}`,
     `advanced queries: ${on(workspace.advancedQueries)}`,
+    `default access:   ${workspace.defaultAccessType}`,
   ].join("\n");
 }
 
@@ -92,4 +101,13 @@ function onOff(flags: Flags, name: string): boolean | undefined {
   if (value === "on") return true;
   if (value === "off") return false;
   throw new UsageError(`--${name} takes on or off.`);
+}
+
+/** `--default-access-type` (COMPAT §A.4): what top-level folders and folderless documents inherit. */
+function accessType(flags: Flags, name: string): AccessType | undefined {
+  const value = flags[name];
+  if (value === undefined) return undefined;
+  if (typeof value === "string" && (ACCESS_TYPES as readonly string[]).includes(value))
+    return value as AccessType;
+  throw new UsageError(`--${name} takes ${ACCESS_TYPES.join(", ")}.`);
 }

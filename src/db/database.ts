@@ -331,19 +331,24 @@ function postgresReads(prepared: PreparedStatements): DirectReads {
   };
 }
 
-/** Brings the schema up to date; safe to run from several processes at once. */
-export async function migrate(database: Database): Promise<void> {
+/** The migrator of `database` (also for tests that stop at an older migration). */
+export async function migratorFor(database: Database): Promise<Migrator> {
   // Name the schema: Kysely's "does the migration table exist" check otherwise looks at every schema.
   const schema =
     database.dialect === "postgres"
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
           ?.schema
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
+}
+
+/** Brings the schema up to date; safe to run from several processes at once. */
+export async function migrate(database: Database): Promise<void> {
+  const migrator = await migratorFor(database);
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName;

@@ -11,6 +11,8 @@ export interface WorkspaceRow {
   activity_service: number;
   advanced_queries: number;
   created_at: number;
+  /** What top-level folders and folderless documents inherit (migration 0010). */
+  default_access_type: string;
 }
 
 export interface AuthTokenRow {
@@ -70,6 +72,10 @@ export interface DocumentRow {
   access_type: string | null;
   created_at: number;
   last_updated: number;
+  /** JSON object of the open item's other keys (COMPAT §A.5); null: none. */
+  metadata: string | null;
+  /** 1: nobody has access (COMPAT §C.6). */
+  disabled: number;
 }
 
 export interface AccessGrantRow {
@@ -167,6 +173,10 @@ export interface OrganizationRow {
   folder_seq: number;
   created_at: number;
   last_updated: number;
+  /** JSON object of the open item's other keys (COMPAT §A.3); null: none. */
+  metadata: string | null;
+  /** 1: nobody has access (COMPAT §C.5). */
+  disabled: number;
 }
 
 export interface FolderRow {
@@ -227,6 +237,12 @@ export interface CommentAnnotationRow {
   resolved_by: string | null;
   /** Author of the latest comment (count's `unread`); null when the thread has none left. */
   last_comment_user_id: string | null;
+  /** `comment` or `suggestion`. */
+  annotation_type: string;
+  agent_id: string | null;
+  agent_source: string | null;
+  agent_execution_id: string | null;
+  agent_url: string | null;
   created_at: number;
   last_updated: number;
   record: string;
@@ -288,6 +304,30 @@ export interface PrivacyTaskRow {
   completed_at: number | null;
 }
 
+/** A user's profile in one organization (COMPAT §C.4): the open User object as sent, without accessRole. */
+export interface UserProfileRow {
+  workspace_id: string;
+  organization_id: string;
+  user_id: string;
+  /** JSON of the User object. */
+  profile: string;
+  created_at: number;
+  last_updated: number;
+}
+
+/** A user's membership at one level of an organization; counts like a permanent grant there. */
+export interface UserMembershipRow {
+  workspace_id: string;
+  organization_id: string;
+  /** organization, folder or document; an organization membership has level_id = organization_id. */
+  level: string;
+  level_id: string;
+  user_id: string;
+  access_role: string;
+  created_at: number;
+  last_updated: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -310,4 +350,6 @@ export interface Tables {
   notification_configs: NotificationConfigRow;
   privacy_jobs: PrivacyJobRow;
   privacy_tasks: PrivacyTaskRow;
+  user_profiles: UserProfileRow;
+  user_memberships: UserMembershipRow;
 }

@@ -207,9 +207,12 @@ function isAuthFailure(error: unknown): boolean {
 export function render(outcome: Outcome): string {
   const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
   const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
+  const next =
+    outcome.nextPageToken === undefined ? "" : `,"nextPageToken":${JSON.stringify(outcome.nextPageToken)}`;
   const extras = outcome.resultExtras ? JSON.stringify(outcome.resultExtras).slice(1, -1) : "";
   const tail =
     (outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`) +
+    next +
     (extras ? `,${extras}` : "") +
     "}}";
   if (!outcome.topLevel) return head + data + tail;

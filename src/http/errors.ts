@@ -1,6 +1,6 @@
 import type { FastifyError } from "fastify";
 import { isStorageFault } from "../db/storage-faults.js";
-import { ApiError, type ErrorDetail, invalidArgument } from "../errors.js";
+import { ApiError, CodedApiError, type ErrorDetail, invalidArgument } from "../errors.js";
 import { bodyTooLarge } from "./body.js";
 import { ID_PATTERN } from "./schemas.js";
 
@@ -177,10 +177,11 @@ function sentence(text: string): string {
 }
 
 export function errorBody(error: ApiError): string {
-  const body: { status: string; message: string; details?: readonly ErrorDetail[] } = {
+  const body: { status: string; message: string; code?: string; details?: readonly ErrorDetail[] } = {
     status: error.status,
     message: error.message,
   };
+  if (error instanceof CodedApiError) body.code = error.code;
   if (error.details && error.details.length > 0) body.details = error.details;
   return JSON.stringify({ error: body });
 }

@@ -102,8 +102,9 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Notifications: "Notifications, their recipients and read state.",
   Documents: "Documents in folders, with inherited access.",
   Access: "Grants of a role on an organization, folder or document to a user.",
+  Users:
+    "User profiles per organization and memberships at organization, folder or document level; what is stored about a user: export and erasure (docs/privacy.md).",
   Webhooks: "Where events are delivered, and the delivery log.",
-  Users: "What is stored about a user: export and erasure (docs/privacy.md).",
 };
 
 const INFO_DESCRIPTION =
@@ -129,6 +130,7 @@ export function openApiDocument(served: readonly Operation[]): Json {
     const successSchema = schemas.convert(
       Success(op.result, {
         list: op.list ?? false,
+        nextPageToken: op.nextPageToken ?? false,
         ...(op.topLevel ? { topLevel: op.topLevel } : {}),
         ...(op.resultExtras ? { resultExtras: op.resultExtras } : {}),
       }),
@@ -159,6 +161,7 @@ export function openApiDocument(served: readonly Operation[]): Json {
                     message: example.message,
                     data: example.result,
                     ...(op.list ? { pageToken: example.pageToken ?? "" } : {}),
+                    ...(op.nextPageToken ? { nextPageToken: example.pageToken || null } : {}),
                     ...example.resultExtras,
                   },
                 },
@@ -259,6 +262,11 @@ function errorResponse(r: (typeof ERROR_RESPONSES)[number]): Json {
               properties: {
                 status: { ...statusSchema, description: "Canonical status; it fixes the HTTP status." },
                 message: { type: "string", description: "A sentence ending in a period." },
+                code: {
+                  type: "string",
+                  description:
+                    "The original service's error code, where it shows one (folders delete: `not-found`).",
+                },
                 details: { type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } },
               },
             },

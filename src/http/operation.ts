@@ -7,6 +7,8 @@ export interface Outcome {
   readonly data: unknown;
   /** List operations only: `""` on the last page. */
   readonly pageToken?: string;
+  /** Operations with `nextPageToken` (COMPAT §0.1): the same token, null on the last page. */
+  readonly nextPageToken?: string | null;
   /**
    * List operations may hand over `data` already serialized as a JSON array, so stored
    * records are spliced into the response without a parse/stringify round trip.
@@ -46,6 +48,8 @@ export interface Operation<D extends TSchema = TSchema> {
   readonly bodyOptional?: boolean;
   /** Set on a v1 path's alias of this operation (src/http/aliases.ts): the operation it serves. */
   readonly aliasOf?: Operation;
+  /** Lists that also answer `result.nextPageToken` (COMPAT §0.1), the original's name. */
+  readonly nextPageToken?: boolean;
   /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
    * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.

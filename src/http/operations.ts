@@ -8,6 +8,7 @@ import { notificationOperations } from "../areas/notifications/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
 import { recordingOperations } from "../areas/recordings/routes.js";
 import { userDataOperations } from "../areas/user-data/routes.js";
+import { userOperations } from "../areas/users/routes.js";
 import { webhookOperations } from "../areas/webhooks/routes.js";
 import type { Operation } from "./operation.js";
 
@@ -21,6 +22,7 @@ export const allOperations: readonly Operation[] = [
   ...notificationConfigOperations,
   ...documentOperations,
   ...accessOperations,
+  ...userOperations,
   ...webhookOperations,
   ...commentOperations,
   ...userDataOperations,

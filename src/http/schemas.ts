@@ -129,6 +129,7 @@ export const Success = <T extends TSchema>(
   data: T,
   options: {
     list?: boolean;
+    nextPageToken?: boolean;
     topLevel?: Readonly<Record<string, TSchema>>;
     resultExtras?: Readonly<Record<string, TSchema>>;
   } = {},
@@ -140,6 +141,13 @@ export const Success = <T extends TSchema>(
       message: Type.String(),
       data,
       ...(options.list ? { pageToken: Type.String() } : {}),
+      ...(options.nextPageToken
+        ? {
+            nextPageToken: Type.Union([Type.String(), Type.Null()], {
+              description: "The original's name for `pageToken`: the same token, null on the last page.",
+            }),
+          }
+        : {}),
       ...options.resultExtras,
     }),
   });

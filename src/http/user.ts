@@ -37,7 +37,7 @@ const USER_FIELDS = {
   clientGroupId: short("Deprecated."),
   initial: short("First letter of the first name."),
   accessRole: Type.Optional(
-    Type.Union([Type.Literal("viewer"), Type.Literal("editor")], {
+    Type.Enum(["viewer", "editor"], {
       description: "`viewer` or `editor`; meaningful only in users add and update.",
     }),
   ),

@@ -278,6 +278,68 @@ forEachDialect("comment threads", (server) => {
       "a",
     ]);
     expect(byIds.pageToken).toBe("");
+    const narrowed = await get(s, {
+      ...base,
+      annotationIds: ["a", "b", "c"],
+      userIds: ["u2"],
+      folderId: "f1",
+    });
+    expect(narrowed.data.map((a: { annotationId: string } | null) => a?.annotationId ?? null)).toEqual([
+      null,
+      null,
+      "c",
+    ]);
+  });
+
+  it("filters get and delete by agent, one agent filter at a time", async () => {
+    const s = server();
+    const org = freshOrg();
+    const agent = (agentId: string, executionId: string, url: string) => ({
+      agentSource: "external",
+      agentId,
+      executionId,
+      agentName: "Bot",
+      url,
+      reason: { title: "t", description: "d", severity: "info" },
+    });
+    await add(s, org, "d", [
+      { annotationId: "human", commentData: [text("h")] },
+      {
+        annotationId: "bot-c",
+        commentData: [text("c", ada, { agent: agent("bot", "run-1", "https://a.example") })],
+      },
+      {
+        annotationId: "bot-s",
+        type: "suggestion",
+        commentData: [text("s", ada, { agent: agent("bot", "run-2", "https://b.example") })],
+      },
+    ]);
+    const cases: [Record<string, unknown>, string[]][] = [
+      [{ agentId: "bot" }, ["bot-c", "bot-s"]],
+      [{ executionId: "run-2" }, ["bot-s"]],
+      [{ agentSource: "external" }, ["bot-c", "bot-s"]],
+      [{ agentType: "built-in" }, []],
+      [{ agentSuggestions: true }, ["bot-s"]],
+      [{ agentComments: true }, ["bot-c"]],
+    ];
+    for (const [filter, expected] of cases) {
+      const ids = idsOf(await get(s, { organizationId: org, order: "asc", ...filter })).sort();
+      expect(ids, JSON.stringify(filter)).toEqual(expected);
+    }
+    const two = await s.call(`${P}/get`, { organizationId: org, agentId: "bot", agentComments: true });
+    expect(two.status).toBe(400);
+    const gone = await s.call(`${P}/delete`, {
+      organizationId: org,
+      documentId: "d",
+      agentUrls: ["https://b.example"],
+    });
+    expect(Object.keys(gone.body.result.data)).toEqual(["bot-s"]);
+    const suggestions = await s.call(`${P}/delete`, {
+      organizationId: org,
+      documentId: "d",
+      agentSuggestions: true,
+    });
+    expect(suggestions.body.result.data).toEqual({});
   });
 
   it("counts threads and unread threads per document", async () => {

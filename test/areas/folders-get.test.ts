@@ -33,143 +33,147 @@ const TREE = [
   { folderId: "f" },
 ];
 
-forEachDialect("folders get", (server) => {
-  it("returns SPEC §2.3 folders with ancestors, access and service timestamps", async () => {
-    const org = await freshOrg(server());
-    server().clock.advance(1000);
-    await server().call(ADD, {
-      organizationId: org,
-      folders: [
-        { folderId: "top", folderName: "Top" },
-        { folderId: "mid", parentFolderId: "top", accessType: "restricted" },
-        { folderId: "low", parentFolderId: "mid" },
-        { folderId: "open", parentFolderId: "low", accessType: "public" },
-      ],
+forEachDialect(
+  "folders get",
+  (server) => {
+    it("returns SPEC §2.3 folders with ancestors, access and service timestamps", async () => {
+      const org = await freshOrg(server());
+      server().clock.advance(1000);
+      await server().call(ADD, {
+        organizationId: org,
+        folders: [
+          { folderId: "top", folderName: "Top" },
+          { folderId: "mid", parentFolderId: "top", accessType: "restricted" },
+          { folderId: "low", parentFolderId: "mid" },
+          { folderId: "open", parentFolderId: "low", accessType: "public" },
+        ],
+      });
+      const res = await server().call(GET, { organizationId: org });
+      const now = server().clock.now();
+      const common = { apiKey: server().creds.apiKey, organizationId: org, createdAt: now, lastUpdated: now };
+      expect(res.body.result).toEqual({
+        status: "success",
+        message: "Folders retrieved successfully.",
+        pageToken: "",
+        data: [
+          {
+            folderId: "top",
+            folderName: "Top",
+            parentFolderId: "root",
+            ...common,
+            ancestors: ["root"],
+            accessType: "organizationPrivate",
+            inheritAccessFromParent: true,
+          },
+          {
+            folderId: "mid",
+            folderName: "mid",
+            parentFolderId: "top",
+            ...common,
+            ancestors: ["root", "top"],
+            accessType: "restricted",
+            inheritAccessFromParent: false,
+          },
+          {
+            folderId: "low",
+            folderName: "low",
+            parentFolderId: "mid",
+            ...common,
+            ancestors: ["root", "top", "mid"],
+            accessType: "restricted",
+            inheritAccessFromParent: true,
+          },
+          {
+            folderId: "open",
+            folderName: "open",
+            parentFolderId: "low",
+            ...common,
+            ancestors: ["root", "top", "mid", "low"],
+            accessType: "public",
+            inheritAccessFromParent: false,
+          },
+        ],
+      });
+      expect(Object.keys(res.body.result.data[0])).toEqual([
+        "folderId",
+        "folderName",
+        "parentFolderId",
+        "apiKey",
+        "organizationId",
+        "createdAt",
+        "lastUpdated",
+        "ancestors",
+        "accessType",
+        "inheritAccessFromParent",
+      ]);
     });
-    const res = await server().call(GET, { organizationId: org });
-    const now = server().clock.now();
-    const common = { apiKey: server().creds.apiKey, organizationId: org, createdAt: now, lastUpdated: now };
-    expect(res.body.result).toEqual({
-      status: "success",
-      message: "Folders retrieved successfully.",
-      pageToken: "",
-      data: [
-        {
-          folderId: "top",
-          folderName: "Top",
-          parentFolderId: "root",
-          ...common,
-          ancestors: ["root"],
-          accessType: "organizationPrivate",
-          inheritAccessFromParent: true,
-        },
-        {
-          folderId: "mid",
-          folderName: "mid",
-          parentFolderId: "top",
-          ...common,
-          ancestors: ["root", "top"],
-          accessType: "restricted",
-          inheritAccessFromParent: false,
-        },
-        {
-          folderId: "low",
-          folderName: "low",
-          parentFolderId: "mid",
-          ...common,
-          ancestors: ["root", "top", "mid"],
-          accessType: "restricted",
-          inheritAccessFromParent: true,
-        },
-        {
-          folderId: "open",
-          folderName: "open",
-          parentFolderId: "low",
-          ...common,
-          ancestors: ["root", "top", "mid", "low"],
-          accessType: "public",
-          inheritAccessFromParent: false,
-        },
-      ],
+
+    it("lists every folder flat, parents first, without subFolders", async () => {
+      const org = await freshOrg(server(), TREE);
+      const res = await server().call(GET, { organizationId: org });
+      expect(res.body.result.message).toBe("Folders retrieved successfully.");
+      expect(res.body.result.data.map((f: any) => f.folderId)).toEqual(["a", "b", "c", "d", "e", "f"]);
+      for (const folder of res.body.result.data) expect(folder).not.toHaveProperty("subFolders");
     });
-    expect(Object.keys(res.body.result.data[0])).toEqual([
-      "folderId",
-      "folderName",
-      "parentFolderId",
-      "apiKey",
-      "organizationId",
-      "createdAt",
-      "lastUpdated",
-      "ancestors",
-      "accessType",
-      "inheritAccessFromParent",
-    ]);
-  });
 
-  it("lists every folder flat, parents first, without subFolders", async () => {
-    const org = await freshOrg(server(), TREE);
-    const res = await server().call(GET, { organizationId: org });
-    expect(res.body.result.message).toBe("Folders retrieved successfully.");
-    expect(res.body.result.data.map((f: any) => f.folderId)).toEqual(["a", "b", "c", "d", "e", "f"]);
-    for (const folder of res.body.result.data) expect(folder).not.toHaveProperty("subFolders");
-  });
-
-  it.each([
-    [{ folderId: "a" }, "a(b,e)"],
-    [{ folderId: "a", maxDepth: 0 }, "a"],
-    [{ folderId: "a", maxDepth: 1 }, "a(b,e)"],
-    [{ folderId: "a", maxDepth: 2 }, "a(b(c),e)"],
-    [{ folderId: "a", maxDepth: 3 }, "a(b(c(d)),e)"],
-    [{ folderId: "a", maxDepth: 100 }, "a(b(c(d)),e)"],
-    [{ folderId: "c", maxDepth: 5 }, "c(d)"],
-    [{ folderId: "d", maxDepth: 3 }, "d"],
-    [{ maxDepth: 0 }, "a,f"],
-    [{ maxDepth: 1 }, "a(b,e),f"],
-    [{ maxDepth: 2 }, "a(b(c),e),f"],
-  ])("answers %j with %s", async (query, expected) => {
-    const org = await freshOrg(server(), TREE);
-    const res = await server().call(GET, { organizationId: org, ...query });
-    expect(res.status).toBe(200);
-    expect(shape(res.body.result.data)).toBe(expected);
-    expect(res.body.result.message).toBe(
-      "folderId" in query ? "Folder(s) retrieved successfully." : "Folders retrieved successfully.",
-    );
-  });
-
-  it("gives nested folders the full shape with ancestors and inheritAccessFromParent", async () => {
-    const org = await freshOrg(server(), TREE);
-    const res = await server().call(GET, { organizationId: org, folderId: "b", maxDepth: 2 });
-    const c = res.body.result.data[0].subFolders[0];
-    expect(c).toMatchObject({ folderId: "c", parentFolderId: "b", ancestors: ["root", "a", "b"] });
-    expect(c.subFolders[0]).toMatchObject({
-      folderId: "d",
-      ancestors: ["root", "a", "b", "c"],
-      inheritAccessFromParent: true,
+    it.each([
+      [{ folderId: "a" }, "a(b,e)"],
+      [{ folderId: "a", maxDepth: 0 }, "a"],
+      [{ folderId: "a", maxDepth: 1 }, "a(b,e)"],
+      [{ folderId: "a", maxDepth: 2 }, "a(b(c),e)"],
+      [{ folderId: "a", maxDepth: 3 }, "a(b(c(d)),e)"],
+      [{ folderId: "a", maxDepth: 100 }, "a(b(c(d)),e)"],
+      [{ folderId: "c", maxDepth: 5 }, "c(d)"],
+      [{ folderId: "d", maxDepth: 3 }, "d"],
+      [{ maxDepth: 0 }, "a,f"],
+      [{ maxDepth: 1 }, "a(b,e),f"],
+      [{ maxDepth: 2 }, "a(b(c),e),f"],
+    ])("answers %j with %s", async (query, expected) => {
+      const org = await freshOrg(server(), TREE);
+      const res = await server().call(GET, { organizationId: org, ...query });
+      expect(res.status).toBe(200);
+      expect(shape(res.body.result.data)).toBe(expected);
+      expect(res.body.result.message).toBe(
+        "folderId" in query ? "Folder(s) retrieved successfully." : "Folders retrieved successfully.",
+      );
     });
-    expect(c.subFolders[0]).not.toHaveProperty("subFolders");
-  });
 
-  it("answers NOT_FOUND for an unknown folder or organization", async () => {
-    const org = await freshOrg(server(), TREE);
-    const folder = await server().call(GET, { organizationId: org, folderId: "nope" });
-    expect(folder.status).toBe(404);
-    expect(folder.body.error).toEqual({ status: "NOT_FOUND", message: "Folder not found." });
-    const organization = await server().call(GET, { organizationId: "no-such-org" });
-    expect(organization.status).toBe(404);
-    expect(organization.body.error).toEqual({ status: "NOT_FOUND", message: "Organization not found." });
-  });
-
-  it("answers an empty list for an organization without folders", async () => {
-    const org = await freshOrg(server());
-    const res = await server().call(GET, { organizationId: org, maxDepth: 3 });
-    expect(res.body.result).toEqual({
-      status: "success",
-      message: "Folders retrieved successfully.",
-      data: [],
-      pageToken: "",
+    it("gives nested folders the full shape with ancestors and inheritAccessFromParent", async () => {
+      const org = await freshOrg(server(), TREE);
+      const res = await server().call(GET, { organizationId: org, folderId: "b", maxDepth: 2 });
+      const c = res.body.result.data[0].subFolders[0];
+      expect(c).toMatchObject({ folderId: "c", parentFolderId: "b", ancestors: ["root", "a", "b"] });
+      expect(c.subFolders[0]).toMatchObject({
+        folderId: "d",
+        ancestors: ["root", "a", "b", "c"],
+        inheritAccessFromParent: true,
+      });
+      expect(c.subFolders[0]).not.toHaveProperty("subFolders");
     });
-  });
-});
+
+    it("answers NOT_FOUND for an unknown folder or organization", async () => {
+      const org = await freshOrg(server(), TREE);
+      const folder = await server().call(GET, { organizationId: org, folderId: "nope" });
+      expect(folder.status).toBe(404);
+      expect(folder.body.error).toEqual({ status: "NOT_FOUND", message: "Folder not found." });
+      const organization = await server().call(GET, { organizationId: "no-such-org" });
+      expect(organization.status).toBe(404);
+      expect(organization.body.error).toEqual({ status: "NOT_FOUND", message: "Organization not found." });
+    });
+
+    it("answers an empty list for an organization without folders", async () => {
+      const org = await freshOrg(server());
+      const res = await server().call(GET, { organizationId: org, maxDepth: 3 });
+      expect(res.body.result).toEqual({
+        status: "success",
+        message: "Folders retrieved successfully.",
+        data: [],
+        pageToken: "",
+      });
+    });
+  },
+  { defaultAccessType: "organizationPrivate" },
+);
 
 forEachDialect("folders without advanced queries", (server) => {
   it.each([

@@ -109,12 +109,6 @@ const BAD: [string, string, Record<string, unknown>, string][] = [
     "Provide at least one of data.folderName, data.parentFolderId, data.accessType or data.inheritAccessFromParent.",
   ],
   [
-    "an update that is its own parent",
-    UPDATE,
-    { folderId: "a", parentFolderId: "a" },
-    "data.parentFolderId must not be the folder itself.",
-  ],
-  [
     "an update with an unknown accessType",
     UPDATE,
     { folderId: "a", accessType: "everyone" },

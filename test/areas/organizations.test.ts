@@ -13,7 +13,7 @@ forEachDialect("organizations", (server) => {
     expect(first.body.result).toEqual({
       status: "success",
       message: "Organization(s) added successfully.",
-      data: { acme: { success: true, id: "acme", message: "Organization added." } },
+      data: { acme: { success: true, id: "acme", message: "Added Successfully" } },
     });
     s.clock.advance(10);
     const second = await s.call(ADD, {
@@ -21,7 +21,7 @@ forEachDialect("organizations", (server) => {
     });
     expect(second.body.result.data).toEqual({
       acme: { success: false, id: "acme", message: "Organization already exists." },
-      globex: { success: true, id: "globex", message: "Organization added." },
+      globex: { success: true, id: "globex", message: "Added Successfully" },
     });
     const got = await s.call(GET, { organizationIds: ["acme", "globex", "missing"] });
     const t = s.clock.now();
@@ -29,10 +29,18 @@ forEachDialect("organizations", (server) => {
       status: "success",
       message: "Organization(s) retrieved successfully.",
       data: [
-        { organizationId: "acme", organizationName: "Acme", createdAt: t - 10, lastUpdated: t - 10 },
-        { organizationId: "globex", createdAt: t, lastUpdated: t },
+        {
+          id: "acme",
+          organizationName: "Acme",
+          disabled: false,
+          organizationId: "acme",
+          createdAt: t - 10,
+          lastUpdated: t - 10,
+        },
+        { id: "globex", disabled: false, organizationId: "globex", createdAt: t, lastUpdated: t },
       ],
       pageToken: "",
+      nextPageToken: null,
     });
   });
 
@@ -143,10 +151,22 @@ forEachDialect("organizations", (server) => {
       "data.organizations[0].organizationName must not be empty.",
     ],
     [
-      "an unknown field",
+      "a metadata key the service sets",
       ADD,
-      { organizations: [{ organizationId: "n", plan: "gold" }] },
-      "Unknown field data.organizations[0].plan.",
+      { organizations: [{ organizationId: "n", disabled: true }] },
+      "data.organizations[0].disabled is set by the service and cannot be stored as metadata.",
+    ],
+    [
+      "an item that is not an object",
+      ADD,
+      { organizations: ["n"] },
+      "data.organizations[0] must be an object.",
+    ],
+    [
+      "metadata larger than a record",
+      ADD,
+      { organizations: [{ organizationId: "n", blob: "x".repeat(300 * 1024) }] },
+      "data.organizations[0] is 307211 bytes as stored JSON; the limit is 262144.",
     ],
     [
       "over 1000 organizations",

@@ -115,6 +115,40 @@ const BAD: [string, string, Record<string, unknown>, string][] = [
     { documentId: undefined, recordings: [recording("a")] },
     "Missing required field data.documentId.",
   ],
+  [
+    "a from that is a string",
+    ADD,
+    { recordings: [recording("a", { from: "u1" })] },
+    "data.recordings[0].from must be an object.",
+  ],
+  [
+    "a from without userId",
+    ADD,
+    { recordings: [recording("a", { from: { name: "x" } })] },
+    "Missing required field data.recordings[0].from.userId.",
+  ],
+  [
+    "a transcription with an unknown field",
+    ADD,
+    { recordings: [recording("a", { transcription: { words: [] } })] },
+    "Unknown field data.recordings[0].transcription.words.",
+  ],
+  [
+    "a transcript segment without text",
+    ADD,
+    { recordings: [recording("a", { transcription: { transcriptSegments: [{ startTimeInSeconds: 0 }] } })] },
+    "Missing required field data.recordings[0].transcription.transcriptSegments[0].text.",
+  ],
+  [
+    "a transcript segment with a negative time",
+    ADD,
+    {
+      recordings: [
+        recording("a", { transcription: { transcriptSegments: [{ text: "x", endTimeInSeconds: -1 }] } }),
+      ],
+    },
+    "data.recordings[0].transcription.transcriptSegments[0].endTimeInSeconds must be >= 0.",
+  ],
   ["a pageSize of 0", GET, { pageSize: 0 }, "data.pageSize must be >= 1."],
   [
     "over 100 recordingIds",

@@ -65,7 +65,7 @@ forEachDialect("the typed client against a live server", (server) => {
     expect(added.data?.result.data["c-1"]).toEqual({
       success: true,
       id: "c-1",
-      message: "Organization added.",
+      message: "Added Successfully",
     });
 
     const seen: Organization[] = [];

@@ -151,6 +151,21 @@ forEachDialect(
           expect: "empty",
         },
         { path: "/v2/workspace/webhooks/deliveries/get", data: { deliveryIds }, expect: "empty" },
+        { path: "/v2/users/get", data: { organizationId: org }, expect: "empty" },
+        {
+          path: "/v2/users/get",
+          data: { organizationId: org, allDocuments: true, groupByDocumentId: true },
+          expect: "empty",
+        },
+        {
+          path: "/v2/users/get",
+          data: {
+            organizationId: org,
+            pageSize: 1,
+            pageToken: await token("/v2/users/get", { organizationId: org }),
+          },
+          expect: "badPageToken",
+        },
         {
           path: "/v2/workspace/webhooks/deliveries/get",
           data: { pageSize: 1, pageToken: await token("/v2/workspace/webhooks/deliveries/get", {}) },
@@ -190,7 +205,22 @@ forEachDialect(
           data: { deliveryIds: deliveryIds.slice(0, 100) },
           expect: "itemsFailed",
         },
+        {
+          path: "/v2/users/update",
+          data: { organizationId: org, users: [{ userId: S.userId, name: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/users/update",
+          data: { organizationId: org, documentId: S.documentId, users: [{ userId: S.userId, name: "B" }] },
+          expect: "itemsFailed",
+        },
         // Deletes: by id each fails; by scope nothing goes.
+        {
+          path: "/v2/users/delete",
+          data: { organizationId: org, userIds: [S.userId, "u-2"] },
+          expect: "itemsFailed",
+        },
         {
           path: "/v2/activities/delete",
           data: { organizationId: org, activityIds: [S.activityId, S.customActivityId] },
@@ -232,6 +262,36 @@ forEachDialect(
           expect: "notFound",
         },
         {
+          path: "/v2/organizations/folders/access/update",
+          data: { organizationId: org, folderIds: [S.folderId], accessType: "public" },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/organizations/update",
+          data: { organizations: [{ organizationId: org, organizationName: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/documents/update",
+          data: { organizationId: org, documents: [{ documentId: S.documentId, documentName: "B" }] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/documents/move",
+          data: { organizationId: org, documentIds: [S.documentId, "doc-2"], folderId: "root" },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/documents/delete",
+          data: { organizationId: org, documentIds: [S.documentId, "doc-2"] },
+          expect: "itemsFailed",
+        },
+        {
+          path: "/v2/organizations/delete",
+          data: { organizationIds: [org, "org-2"] },
+          expect: "itemsFailed",
+        },
+        {
           path: "/v2/auth/permissions/remove",
           data: {
             userId: S.userId,
@@ -255,13 +315,19 @@ forEachDialect(
           data: { organizationId: org, folderId: S.folderId, documents: [{ documentId: "doc-new" }] },
           expect: "notFound",
         },
+        // Grants need no record (COMPAT §A.7): B's grant on A's ids is B's own row.
         {
           path: "/v2/auth/permissions/add",
           data: {
-            userId: "intruder",
+            user: { userId: "intruder" },
             permissions: { resources: [{ type: "document", id: S.documentId, organizationId: org }] },
           },
-          expect: "notFound",
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/auth/permissions/remove",
+          data: { userId: S.userId, permissions: { resources: [{ type: "folder", id: S.folderId }] } },
+          expect: "nothingDeleted",
         },
         // Writes with A's ids create B's own rows; A's same ids neither block nor change.
         {
@@ -338,6 +404,11 @@ forEachDialect(
           expect: "ownWrite",
         },
         {
+          path: "/v2/users/add",
+          data: { organizationId: org, documentId: S.documentId, users: [{ userId: S.userId }] },
+          expect: "ownWrite",
+        },
+        {
           path: "/v2/notifications/config/set",
           data: { organizationId: org, userIds: [S.userId], config: { inbox: "NONE" } },
           expect: "ownWrite",
@@ -348,6 +419,22 @@ forEachDialect(
           data: { userIds: [S.userId] },
           expect: "ownWrite",
           settle: () => server().services.jobs.settled(),
+        },
+        // Backends name documents and organizations they never added: B gets its own records.
+        {
+          path: "/v2/organizations/documents/access/update",
+          data: { organizationId: org, documentIds: [S.documentId], accessType: "public" },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/documents/access/disablestate/update",
+          data: { organizationId: org, documentIds: [S.documentId], disabled: true },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/access/disablestate/update",
+          data: { organizationIds: [org, "org-2"], disabled: true },
+          expect: "ownWrite",
         },
         // B's own organization now exists and is empty of A's folders.
         {

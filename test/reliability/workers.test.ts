@@ -1,6 +1,6 @@
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
-import { request } from "node:http";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { Agent, request } from "node:http";
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
@@ -16,14 +16,22 @@ const creds = {
 };
 const ROUNDS = 12;
 
-/** One POST on a connection of its own: node:cluster hands each new connection to the next worker. */
-function freshPost(url: string, path: string, data: unknown): Promise<{ status: number; body: any }> {
+/**
+ * One POST, on a connection of its own unless `agent` keeps one (node:cluster hands each new
+ * connection to the next worker); `clientPort` is the connection's local port.
+ */
+function freshPost(
+  url: string,
+  path: string,
+  data: unknown,
+  agent: Agent | false = false,
+): Promise<{ status: number; body: any; clientPort: number }> {
   return new Promise((resolve, reject) => {
     const req = request(
       url + path,
       {
         method: "POST",
-        agent: false,
+        agent,
         headers: {
           "content-type": "application/json",
           "x-svc-api-key": creds.apiKey,
@@ -35,12 +43,37 @@ function freshPost(url: string, path: string, data: unknown): Promise<{ status: 
         res.on("data", (chunk) => {
           text += chunk;
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(text),
+            clientPort: req.socket!.localPort!,
+          }),
+        );
       },
     );
     req.on("error", reject);
     req.end(JSON.stringify({ data }));
   });
+}
+
+/** The worker holding the server side of the connection from `clientPort` (by /proc/net/tcp and its fds). */
+function workerOf(workers: readonly number[], serverPort: number, clientPort: number): number | undefined {
+  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, "0");
+  const row = readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .find((f) => f[1]?.endsWith(`:${hex(serverPort)}`) && f[2]?.endsWith(`:${hex(clientPort)}`));
+  const inode = row?.[9];
+  return workers.find((pid) =>
+    readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === `socket:[${inode}]`;
+      } catch {
+        return false;
+      }
+    }),
+  );
 }
 
 /** The worker processes of a supervisor. */
@@ -73,28 +106,45 @@ describe.runIf(DIALECTS.includes("postgres"))("COLLABD_WORKERS=2 [postgres]", ()
       const workers = childrenOf(server.child.pid!);
       expect(workers).toHaveLength(2);
 
-      // Read-your-writes across processes: each write and the read after it on new connections.
-      for (let i = 0; i < ROUNDS; i++) {
-        const add = await freshPost(server.url, "/v2/activities/add", {
-          organizationId: "org-ryw",
-          documentId: "doc-ryw",
-          activities: [
+      // Read-your-writes across processes: writes on one kept connection, reads on another,
+      // each served by a different worker (checked by who holds the server side of each).
+      const writer = new Agent({ keepAlive: true, maxSockets: 1 });
+      const reader = new Agent({ keepAlive: true, maxSockets: 1 });
+      const serverPort = Number(new URL(server.url).port);
+      const doc = { organizationId: "org-ryw", documentId: "doc-ryw" };
+      try {
+        for (let i = 0; i < ROUNDS; i++) {
+          const add = await freshPost(
+            server.url,
+            "/v2/activities/add",
             {
-              id: `ryw-${i}`,
-              featureType: "comment",
-              actionType: "comment.add",
-              actionUser: { userId: "u" },
+              ...doc,
+              activities: [
+                {
+                  id: `ryw-${i}`,
+                  featureType: "comment",
+                  actionType: "comment.add",
+                  actionUser: { userId: "u" },
+                },
+              ],
             },
-          ],
-        });
-        expect(add.status).toBe(200);
-        const get = await freshPost(server.url, "/v2/activities/get", {
-          organizationId: "org-ryw",
-          documentId: "doc-ryw",
-          pageSize: 50,
-        });
-        expect(get.status).toBe(200);
-        expect(get.body.result.data.map((a: { id: string }) => a.id)).toContain(`ryw-${i}`);
+            writer,
+          );
+          expect(add.status).toBe(200);
+          const get = await freshPost(server.url, "/v2/activities/get", { ...doc, pageSize: 50 }, reader);
+          expect(get.status).toBe(200);
+          expect(get.body.result.data.map((a: { id: string }) => a.id)).toContain(`ryw-${i}`);
+          if (i === 0) {
+            const served = [
+              workerOf(workers, serverPort, add.clientPort),
+              workerOf(workers, serverPort, get.clientPort),
+            ];
+            expect(new Set(served)).toEqual(new Set(workers));
+          }
+        }
+      } finally {
+        writer.destroy();
+        reader.destroy();
       }
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
       const adds = /collabd_http_requests_total\{[^}]*operation="\/v2\/activities\/add"[^}]*\} (\d+)/.exec(
@@ -135,7 +185,7 @@ describe.runIf(DIALECTS.includes("postgres"))("COLLABD_WORKERS=2 [postgres]", ()
       expect(taken.code).toBe(2);
       expect(taken.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^collabd: .*already in use/)]);
       report(
-        `COLLABD_WORKERS=2: ${ROUNDS} writes each read back at once on another connection; ` +
+        `COLLABD_WORKERS=2: ${ROUNDS} writes each read back at once through the other worker; ` +
           `${verdict.acked} acknowledged batches before a SIGKILL, 0 lost, 0 partial`,
       );
       expect(await server.stop()).toBe(0);

@@ -1,6 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe } from "vitest";
-import { bootstrap, createWorkspace, type NewWorkspace } from "../../src/areas/workspaces/service.js";
+import type { AccessType } from "../../src/areas/hierarchy/paths.js";
+import {
+  bootstrap,
+  createWorkspace,
+  type NewWorkspace,
+  updateSettings,
+} from "../../src/areas/workspaces/service.js";
 import { loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/context.js";
 import type { Dialect, OpenOptions } from "../../src/db/database.js";
@@ -63,6 +69,11 @@ export interface ServerOptions {
   readonly app?: AppOptions;
   /** How the database is opened (an injected WAL fdatasync, cache bounds). */
   readonly database?: OpenOptions;
+  /**
+   * The first workspace's defaultAccessType (COMPAT §A.4; new workspaces get `public`):
+   * `organizationPrivate` gives a workspace as collabd 0.1 had them, for suites written then.
+   */
+  readonly defaultAccessType?: AccessType;
 }
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
@@ -90,6 +101,10 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
   const worker = options.webhooks ? new DeliveryWorker(services, options.webhooks) : undefined;
   const created = options.reuse?.creds ? null : await bootstrap(services.database.db, clock, null);
   if (created && created.kind !== "created") throw new Error("expected a fresh database");
+  if (created?.kind === "created" && options.defaultAccessType) {
+    const { apiKey } = created.credentials;
+    await updateSettings(services.database.db, apiKey, { defaultAccessType: options.defaultAccessType });
+  }
   const creds =
     created?.kind === "created"
       ? { apiKey: created.credentials.apiKey, authToken: created.credentials.authToken }

@@ -10,7 +10,8 @@ interface Notification {
   displayHeadlineMessageTemplateData?: Record<string, unknown>;
   displayBodyMessage?: string;
   actionUser?: { userId?: string; name?: string };
-  notifyUsers: { userId: string }[];
+  /** Recipients: userId → true (COMPAT §A.6). */
+  notifyUsers: Record<string, true>;
   readByUserIds: string[];
   notificationSourceData?: unknown;
   metadata: { organizationId: string; documentId?: string; locationId?: string };
@@ -100,7 +101,7 @@ export function Notifications({ session, params }: { session: Session; params: U
               </p>
               {n.displayBodyMessage && <p class="message">{n.displayBodyMessage}</p>}
               <p class="muted">
-                To {n.notifyUsers.map((u) => u.userId).join(", ") || "nobody"}; read by{" "}
+                To {Object.keys(n.notifyUsers).join(", ") || "nobody"}; read by{" "}
                 {n.readByUserIds.join(", ") || "nobody"}
                 {n.metadata.documentId ? `; document ${n.metadata.documentId}` : ""}
                 {n.metadata.locationId ? `; location ${n.metadata.locationId}` : ""}

@@ -159,7 +159,7 @@ export function WebhookSettings({ session }: { session: Session; params: URLSear
         </label>
         <label>
           Auth token sent to receivers{" "}
-          <span class="muted">(stored: {c.authToken ?? "none"}; leave empty to keep)</span>
+          <span class="muted">(stored: {c.authToken || "none"}; leave empty to keep)</span>
           <input
             name="authToken"
             type="password"

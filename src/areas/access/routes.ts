@@ -1,64 +1,74 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
 import { Acknowledgement, Closed, named } from "../../http/schemas.js";
-import { AddPermissions, GetPermissions, RemovePermissions, UserGrants } from "./schemas.js";
+import { AddPermissions, GetPermissions, RemovePermissions, UserAccess } from "./schemas.js";
 import * as service from "./service.js";
+
+const ADDED = "Permissions added successfully.";
+const REMOVED = "Permissions removed successfully.";
 
 export const accessOperations = [
   operation({
     path: "/v2/auth/permissions/add",
     operationId: "permissionsAdd",
     tag: "Access",
-    summary: "Grant permissions (extension)",
+    summary: "Grant permissions",
     description:
-      "Grants one user `viewer` (default) or `editor` on organizations, folders or documents, optionally until " +
-      "`expiresAt` (epoch ms, in the future). Every resource must exist (NOT_FOUND otherwise); granting again " +
-      "replaces role and expiry. A grant on a folder covers every document below it, wherever the folder moves.",
+      "Grants one user (`user`, or the collabd 0.1 `userId`: exactly one) `editor` (default) or `viewer` on " +
+      "organizations, folders or documents, optionally until `expiresAt` (epoch seconds, in the future; a value " +
+      "≥ 1e12 is read as epoch ms). The resources need not exist yet; a grant on an id without a record counts " +
+      "in every check. Granting again replaces role and expiry. A folder grant covers every document below it, " +
+      "wherever the folder moves; an organization grant does not cover `restricted` documents.",
     data: AddPermissions,
     result: Acknowledgement,
     example: {
       data: {
-        userId: "u2",
+        user: { userId: "u2" },
         permissions: {
           resources: [
-            { type: "folder", id: "reports", organizationId: "org-1", accessRole: "editor" },
-            { type: "document", id: "doc-2", organizationId: "org-1", expiresAt: 4102444800000 },
+            { type: "folder", id: "reports", organizationId: "org-1", accessRole: "viewer" },
+            { type: "document", id: "doc-2", organizationId: "org-1", expiresAt: 4102444800 },
             { type: "organization", id: "org-1" },
           ],
         },
       },
-      message: "Permission(s) added successfully.",
-      result: { success: true, message: "Permission(s) added successfully." },
+      message: ADDED,
+      result: { success: true, message: ADDED },
     },
     handle: async (ctx, data) => {
       await service.addPermissions(ctx, data);
-      const message = "Permission(s) added successfully.";
-      return { message, data: { success: true, message } };
+      return { message: ADDED, data: { success: true, message: ADDED } };
     },
   }),
   operation({
     path: "/v2/auth/permissions/get",
     operationId: "permissionsGet",
     tag: "Access",
-    summary: "Get permissions (extension)",
+    summary: "Get permissions",
     description:
-      "The live (unexpired) grants of the given users in one organization, keyed by userId, then " +
-      "`organization`/`folders`/`documents`, then resource id. `folderIds`/`documentIds` narrow the list.",
+      "Effective access of the given users in one organization (COMPAT §A.7), keyed by userId: `organization` " +
+      "when they have organization-level access, and `folders`/`documents` with `accessRole`, the effective " +
+      "`accessType` and `expiresAt` (epoch seconds) of the deciding grant, or an error entry " +
+      "(`permission_denied`, `does_not_exist`). Without folderIds/documentIds: what each user holds a live " +
+      "grant or membership on; with them, exactly those ids.",
     data: GetPermissions,
-    result: UserGrants,
+    result: UserAccess,
     example: {
-      data: { organizationId: "org-1", userIds: ["u2"] },
-      message: "Permission(s) retrieved successfully.",
+      data: { organizationId: "org-1", userIds: ["u2"], documentIds: ["doc-1", "doc-2", "doc-9"] },
+      message: "User permissions retrieved successfully.",
       result: {
         u2: {
-          organization: { "org-1": { accessRole: "viewer" } },
-          folders: { reports: { accessRole: "editor" } },
-          documents: { "doc-2": { accessRole: "viewer", expiresAt: 4102444800000 } },
+          organization: { "org-1": { accessRole: "editor" } },
+          documents: {
+            "doc-1": { accessRole: "viewer", accessType: "restricted" },
+            "doc-2": { accessRole: "editor", accessType: "public", expiresAt: 4102444800 },
+            "doc-9": { error: "Document does not exist", errorCode: "does_not_exist" },
+          },
         },
       },
     },
     handle: async (ctx, data) => ({
-      message: "Permission(s) retrieved successfully.",
+      message: "User permissions retrieved successfully.",
       data: await service.getPermissions(ctx, data),
     }),
   }),
@@ -66,8 +76,10 @@ export const accessOperations = [
     path: "/v2/auth/permissions/remove",
     operationId: "permissionsRemove",
     tag: "Access",
-    summary: "Remove permissions (extension)",
-    description: "Removes one user's grants on the given resources; `removedCount` says how many existed.",
+    summary: "Remove permissions",
+    description:
+      "Removes one user's grants on the given resources; `removedCount` says how many existed. A folder " +
+      "without `organizationId` loses the grant in every organization of the workspace.",
     data: RemovePermissions,
     result: named(
       "RemovedCount",
@@ -78,11 +90,11 @@ export const accessOperations = [
         userId: "u2",
         permissions: { resources: [{ type: "document", id: "doc-2", organizationId: "org-1" }] },
       },
-      message: "Permission(s) removed successfully.",
+      message: REMOVED,
       result: { removedCount: 1 },
     },
     handle: async (ctx, data) => ({
-      message: "Permission(s) removed successfully.",
+      message: REMOVED,
       data: { removedCount: await service.removePermissions(ctx, data) },
     }),
   }),

@@ -1,5 +1,7 @@
 import { type Static, Type } from "typebox";
-import { Closed, Id, IdFilter, MAX_ITEMS, MAX_TIMESTAMP_MS, named } from "../../http/schemas.js";
+import { Closed, Id, IdFilter, MAX_ITEMS, MAX_TIMESTAMP_MS, named, OneOf } from "../../http/schemas.js";
+import { User } from "../../http/user.js";
+import { ACCESS_TYPES } from "../hierarchy/paths.js";
 
 export const RESOURCE_TYPES = ["organization", "folder", "document"] as const;
 export const ACCESS_ROLES = ["viewer", "editor"] as const;
@@ -10,7 +12,7 @@ const ResourceType = named(
 );
 const AccessRole = named(
   "AccessRole",
-  Type.Enum([...ACCESS_ROLES], { description: "viewer (default) or editor." }),
+  Type.Enum([...ACCESS_ROLES], { description: "viewer or editor (default)." }),
 );
 
 const ResourceFields = {
@@ -28,19 +30,23 @@ export const GrantedResource = named(
       ...ResourceFields,
       accessRole: Type.Optional(AccessRole),
       expiresAt: Type.Optional(
-        Type.Integer({
+        Type.Number({
           minimum: 0,
           maximum: MAX_TIMESTAMP_MS,
-          description: "Epoch ms after which the grant no longer counts; in the future; at most year 9999.",
+          description:
+            "Epoch seconds after which the grant no longer counts; in the future. A value of 1e12 or more is " +
+            "read as epoch milliseconds (collabd 0.1 clients).",
         }),
       ),
     },
-    "One grant: a role on a resource, optionally until expiresAt.",
+    "One grant: a role on a resource, optionally until expiresAt. The resource need not exist yet.",
   ),
 );
 
+/** Exactly one of `user` and `userId`: the service refuses the others, naming the field. */
 export const AddPermissions = Closed({
-  userId: Id("The user who receives the grants."),
+  user: Type.Optional(User),
+  userId: Type.Optional(Id("collabd 0.1 form of `user.userId`; send exactly one of user and userId.")),
   permissions: Closed({ resources: Type.Array(GrantedResource, { minItems: 1, maxItems: MAX_ITEMS }) }),
 });
 
@@ -48,42 +54,73 @@ export const RemovePermissions = Closed({
   userId: Id("The user whose grants are removed."),
   permissions: Closed({
     resources: Type.Array(
-      named("GrantRef", Closed(ResourceFields, "A resource whose grant to the user is removed.")),
-      {
-        minItems: 1,
-        maxItems: MAX_ITEMS,
-      },
+      named(
+        "GrantRef",
+        Closed(
+          ResourceFields,
+          "A resource whose grant to the user is removed. A folder without organizationId: that folder id in " +
+            "every organization.",
+        ),
+      ),
+      { minItems: 1, maxItems: MAX_ITEMS },
     ),
   }),
 });
 
 export const GetPermissions = Closed({
   organizationId: Id(),
-  userIds: IdFilter("The users whose grants are listed."),
-  folderIds: Type.Optional(IdFilter("Only grants on these folders (and the organization).")),
-  documentIds: Type.Optional(IdFilter("Only grants on these documents (and the organization).")),
+  userIds: IdFilter("The users whose access is listed."),
+  folderIds: Type.Optional(IdFilter("List exactly these folders (and documents only if documentIds).")),
+  documentIds: Type.Optional(IdFilter("List exactly these documents (and folders only if folderIds).")),
 });
 
-const Grant = named(
-  "Grant",
+const AccessTypeSchema = Type.Enum([...ACCESS_TYPES], { description: "The resource's effective access." });
+
+const Access = named(
+  "EffectiveAccess",
   Closed(
-    { accessRole: AccessRole, expiresAt: Type.Optional(Type.Integer({ description: "Epoch ms." })) },
-    "A live grant.",
+    {
+      accessRole: AccessRole,
+      accessType: AccessTypeSchema,
+      expiresAt: Type.Optional(
+        Type.Integer({ description: "Epoch seconds; present when the deciding grant expires." }),
+      ),
+    },
+    "The user has access, with this role.",
   ),
 );
-const GrantsById = Type.Record(Type.String(), Grant, { description: "Keyed by resource id." });
 
-export const UserGrants = Type.Record(
+const AccessError = named(
+  "AccessError",
+  Closed(
+    {
+      error: Type.String({ description: "What went wrong, e.g. `User does not have access to document`." }),
+      errorCode: Type.Enum(["permission_denied", "does_not_exist", "something_went_wrong"]),
+      accessType: Type.Optional(AccessTypeSchema),
+    },
+    "No access, no such resource, or a failure for this one resource.",
+  ),
+);
+
+const AccessById = Type.Record(Type.String(), OneOf([Access, AccessError], "Access or an error entry."), {
+  description: "Keyed by resource id.",
+});
+
+export const UserAccess = Type.Record(
   Type.String(),
   named(
-    "UserGrants",
+    "UserAccess",
     Closed(
       {
-        organization: Type.Optional(GrantsById),
-        folders: Type.Optional(GrantsById),
-        documents: Type.Optional(GrantsById),
+        organization: Type.Optional(
+          Type.Record(Type.String(), Closed({ accessRole: AccessRole }), {
+            description: "Keyed by organizationId; present only with organization-level access.",
+          }),
+        ),
+        folders: Type.Optional(AccessById),
+        documents: Type.Optional(AccessById),
       },
-      "One user's live grants, by kind of resource.",
+      "One user's effective access (COMPAT §A.7).",
     ),
   ),
   { description: "Keyed by userId." },

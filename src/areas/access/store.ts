@@ -1,6 +1,7 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow } from "../../db/tables.js";
+import { levelChunks } from "../hierarchy/levels.js";
 
 type Db = Readable;
 
@@ -116,4 +117,59 @@ export async function usersGrantedAny(
     for (const row of rows) granted.add(row.user_id);
   }
   return granted;
+}
+
+/** Removes one user's grants on folders with these ids in every organization of the workspace. */
+export async function deleteFolderGrantsEverywhere(
+  db: WriteTx,
+  workspaceId: string,
+  userId: string,
+  folderIds: readonly string[],
+): Promise<number> {
+  const rows = await db
+    .deleteFrom("access_grants")
+    .where("workspace_id", "=", workspaceId)
+    .where("user_id", "=", userId)
+    .where("resource_type", "=", "folder")
+    .where("resource_id", "in", [...folderIds])
+    .returning("user_id")
+    .execute();
+  return rows.length;
+}
+
+/** Some resources of one organization: itself, and folders and documents by id. */
+export interface ResourceSet {
+  readonly folders: readonly string[];
+  readonly documents: readonly string[];
+}
+
+/** Live grants of some users on the organization and the given folders and documents, up to `limit` rows. */
+export async function liveGrantsIn(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  userIds: readonly string[],
+  now: number,
+  resources: ResourceSet,
+  limit: number,
+): Promise<AccessGrantRow[]> {
+  const out: AccessGrantRow[] = [];
+  for (const [type, ids] of levelChunks(organizationId, resources)) {
+    if (out.length >= limit) break;
+    const rows = await db
+      .selectFrom("access_grants")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("user_id", "in", [...userIds])
+      .where("resource_type", "=", type)
+      .where("resource_id", "in", [...ids])
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+      .limit(limit - out.length)
+      .execute();
+    out.push(
+      ...rows.map((row) => ({ ...row, expires_at: row.expires_at === null ? null : Number(row.expires_at) })),
+    );
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context.js";
+import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import type { CountAnnotationsInput, GetAnnotationsInput } from "./schemas.js";
@@ -18,11 +19,23 @@ export interface AnnotationPage {
 export async function getAnnotations(ctx: Ctx, input: GetAnnotationsInput): Promise<AnnotationPage> {
   const scope = { workspaceId: ctx.workspace.id, organizationId: input.organizationId };
   const documentIds = mergeIds(input.documentId, input.documentIds);
+  const agent = agentFilter(input);
   if (input.annotationIds) {
     const found = await store.findAnnotations(ctx.reader, scope, input.annotationIds);
+    const inFolder =
+      input.folderId === undefined
+        ? null
+        : await store.documentsInFolder(
+            ctx.reader,
+            scope,
+            input.folderId,
+            [...found.values()].map((f) => f.documentId),
+          );
     const hits = input.annotationIds.map((id) => {
       const hit = found.get(id);
-      return hit && (!documentIds || documentIds.includes(hit.documentId)) ? hit : null;
+      const keep =
+        hit && matches(hit, { ...input, documentIds, statusIds: mergeIds(input.statusId, input.statusIds) });
+      return keep && (!inFolder || inFolder.has(hit.documentId)) ? hit : null;
     });
     if (input.groupByDocumentId) {
       const present = hits.filter((h) => h !== null);
@@ -58,6 +71,7 @@ export async function getAnnotations(ctx: Ctx, input: GetAnnotationsInput): Prom
       updatedBefore: input.updatedBefore,
       createdAfter: input.createdAfter,
       createdBefore: input.createdBefore,
+      ...agent,
     },
     order,
     after,
@@ -83,6 +97,63 @@ export async function countAnnotations(
     input.statusIds,
   );
   return Object.fromEntries(input.documentIds.map((id) => [id, counts.get(id) ?? { total: 0, unread: 0 }]));
+}
+
+const AGENT_FILTERS = [
+  "agentId",
+  "executionId",
+  "agentType",
+  "agentSource",
+  "agentSuggestions",
+  "agentComments",
+] as const;
+
+/** The one agent filter of a get (COMPAT §C.2: at most one per request) as store terms. */
+function agentFilter(input: GetAnnotationsInput): Pick<store.ListFilter, "agent" | "agentThreadType"> {
+  const given = AGENT_FILTERS.filter((key) => input[key] !== undefined);
+  if (given.length > 1) {
+    throw invalidArgument(`At most one agent filter per request; got ${given.join(", ")}.`, [
+      { field: `data.${given[1]}`, message: "At most one of the agent filters." },
+    ]);
+  }
+  if (input.agentId !== undefined) return { agent: { column: "agent_id", value: input.agentId } };
+  if (input.executionId !== undefined)
+    return { agent: { column: "agent_execution_id", value: input.executionId } };
+  const source = input.agentSource ?? input.agentType;
+  if (source !== undefined) return { agent: { column: "agent_source", value: source } };
+  if (input.agentSuggestions === true) return { agentThreadType: "suggestion" };
+  if (input.agentComments === true) return { agentThreadType: "comment" };
+  return {};
+}
+
+/** The filters of get applied to one thread read by id (the other filters AND with annotationIds). */
+function matches(
+  hit: store.StoredAnnotation,
+  f: Omit<GetAnnotationsInput, "documentIds" | "statusIds"> & {
+    documentIds: string[] | undefined;
+    statusIds: string[] | undefined;
+  },
+): boolean {
+  const r = hit.record;
+  const location = r.location?.id === undefined ? undefined : String(r.location.id);
+  const checks = [
+    !f.documentIds || f.documentIds.includes(hit.documentId),
+    !f.locationIds || (location !== undefined && f.locationIds.includes(location)),
+    !f.userIds || f.userIds.includes(r.from.userId),
+    !f.mentionedUserIds || f.mentionedUserIds.some((id) => r.mentionedUserIds.includes(id)),
+    f.resolvedBy === undefined || r.resolvedByUserId === f.resolvedBy,
+    !f.statusIds || f.statusIds.includes(r.status.id),
+    f.updatedAfter === undefined || r.lastUpdated > f.updatedAfter,
+    f.updatedBefore === undefined || r.lastUpdated < f.updatedBefore,
+    f.createdAfter === undefined || r.createdAt > f.createdAfter,
+    f.createdBefore === undefined || r.createdAt < f.createdBefore,
+    f.agentId === undefined || r.agent?.agentId === f.agentId,
+    f.executionId === undefined || r.agent?.executionId === f.executionId,
+    (f.agentSource ?? f.agentType) === undefined || r.agent?.agentSource === (f.agentSource ?? f.agentType),
+    f.agentSuggestions !== true || (r.agent !== undefined && r.type === "suggestion"),
+    f.agentComments !== true || (r.agent !== undefined && r.type === "comment"),
+  ];
+  return checks.every(Boolean);
 }
 
 /** A singular and a list form of one filter, as one list (absent when neither is given). */

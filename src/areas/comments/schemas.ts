@@ -88,6 +88,16 @@ export const GetAnnotations = Closed({
   resolvedBy: Type.Optional(Id("Equals resolvedByUserId.")),
   statusIds: Type.Optional(Ids("`status.id`.")),
   statusId: Type.Optional(Id("One status id (the original's examples).")),
+  agentId: Type.Optional(Id("Threads of this agent. At most one agent filter per request.")),
+  executionId: Type.Optional(Id("Threads of this agent execution.")),
+  agentType: Type.Optional(
+    Type.Enum(["built-in", "custom", "external"], {
+      description: "Threads of agents of this type (collabd: by agentSource).",
+    }),
+  ),
+  agentSource: Type.Optional(Id("Threads of agents of this source.")),
+  agentSuggestions: Flag("true: suggestion threads written by agents."),
+  agentComments: Flag("true: comment threads written by agents."),
   updatedAfter: Type.Optional(Timestamp("Exclusive, ms.")),
   updatedBefore: Type.Optional(Timestamp("Exclusive, ms.")),
   createdAfter: Type.Optional(Timestamp("Exclusive, ms.")),
@@ -162,6 +172,9 @@ export const DeleteAnnotations = Closed({
   organizationId: Type.Optional(Id("Absent: this document id in every organization.")),
   documentId: Id(),
   ...ThreadSelection,
+  agentId: Type.Optional(Id("Threads of this agent.")),
+  agentSuggestions: Flag("true: only suggestion threads written by agents."),
+  agentUrls: Type.Optional(Type.Array(Text("Agent URL.", 2048), { minItems: 1, maxItems: MAX_IDS })),
   ...Effects,
 });
 

@@ -55,6 +55,11 @@ export function toRow(scope: Scope, record: AnnotationRecord): CommentAnnotation
     status_id: record.status.id,
     resolved_by: record.resolvedByUserId ?? null,
     last_comment_user_id: last ? last.from.userId : null,
+    annotation_type: record.type,
+    agent_id: record.agent?.agentId ?? null,
+    agent_source: record.agent?.agentSource ?? null,
+    agent_execution_id: record.agent?.executionId ?? null,
+    agent_url: record.agent?.url ?? null,
     created_at: record.createdAt,
     last_updated: record.lastUpdated,
     record: JSON.stringify(record),
@@ -166,6 +171,9 @@ export interface Selection {
   readonly annotationIds?: readonly string[] | undefined;
   readonly locationIds?: readonly string[] | undefined;
   readonly userIds?: readonly string[] | undefined;
+  readonly agentId?: string | undefined;
+  readonly agentSuggestions?: boolean | undefined;
+  readonly agentUrls?: readonly string[] | undefined;
 }
 
 /**
@@ -187,6 +195,11 @@ export async function selectAnnotations(
   if (selection.annotationIds) query = query.where("annotation_id", "in", [...selection.annotationIds]);
   if (selection.locationIds) query = query.where("location_id", "in", [...selection.locationIds]);
   if (selection.userIds) query = query.where("from_user_id", "in", [...selection.userIds]);
+  if (selection.agentId !== undefined) query = query.where("agent_id", "=", selection.agentId);
+  if (selection.agentUrls) query = query.where("agent_url", "in", [...selection.agentUrls]);
+  if (selection.agentSuggestions === true) {
+    query = query.where("agent_id", "is not", null).where("annotation_type", "=", "suggestion");
+  }
   const ordered = query
     .orderBy("last_updated")
     .orderBy("annotation_id")
@@ -226,6 +239,11 @@ export interface ListFilter extends Scope {
   readonly updatedBefore?: number | undefined;
   readonly createdAfter?: number | undefined;
   readonly createdBefore?: number | undefined;
+  /** At most one agent filter (COMPAT §C.2): a column and its value, or agent threads of one type. */
+  readonly agent?:
+    | { readonly column: "agent_id" | "agent_execution_id" | "agent_source"; readonly value: string }
+    | undefined;
+  readonly agentThreadType?: "comment" | "suggestion" | undefined;
 }
 
 interface ListedRow {
@@ -282,6 +300,11 @@ export async function listAnnotations(
   compare("last_updated", "<", filter.updatedBefore);
   compare("created_at", ">", filter.createdAfter);
   compare("created_at", "<", filter.createdBefore);
+  if (filter.agent) compare(filter.agent.column, "=", filter.agent.value);
+  if (filter.agentThreadType) {
+    text += " and agent_id is not null";
+    compare("annotation_type", "=", filter.agentThreadType);
+  }
   const sortBy = `order by last_updated ${order}, annotation_id ${order}`;
   const cmp = order === "asc" ? ">" : "<";
   const documents: string[] = [];
@@ -337,4 +360,23 @@ export async function countAnnotations(
   if (statusIds) query = query.where("status_id", "in", [...statusIds]);
   const rows = await query.groupBy("document_id").execute();
   return new Map(rows.map((r) => [r.document_id, { total: Number(r.total), unread: Number(r.unread ?? 0) }]));
+}
+
+/** Which of `documentIds` are directly in the folder now (get's `folderId` with `annotationIds`). */
+export async function documentsInFolder(
+  db: Db,
+  scope: Scope,
+  folderId: string,
+  documentIds: readonly string[],
+): Promise<Set<string>> {
+  if (documentIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("documents")
+    .select("id")
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("organization_id", "=", scope.organizationId)
+    .where("folder_id", "=", folderId)
+    .where("id", "in", [...new Set(documentIds)])
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }

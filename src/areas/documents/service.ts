@@ -1,38 +1,49 @@
 import type { Ctx } from "../../context.js";
+import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { DocumentRow } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
-import { listLimit, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
+import { ensureTopLevelFolder } from "../folders/service.js";
+import { deleteDocumentsCascading } from "../hierarchy/cascade.js";
 import { findFolder } from "../hierarchy/folders.js";
+import { metadataOf, parseMetadata, storedMetadata } from "../hierarchy/metadata.js";
 import { ensureOrganization, requireOrganization } from "../hierarchy/organizations.js";
 import { ROOT } from "../hierarchy/paths.js";
-import { resolvePlacements } from "../hierarchy/placement.js";
-import type { AddDocumentsInput, GetDocumentsInput } from "./schemas.js";
+import { type AddDocumentsInput, DOCUMENT_RESERVED, type UpdateDocumentsInput } from "./schemas.js";
 import * as store from "./store.js";
 
 export const DOCUMENT_MESSAGES = {
-  added: "Document added.",
-  exists: "Document already exists.",
+  added: "Added Successfully",
+  exists: "Document already exists",
+  missing: "Document does not exist",
+  updated: "Updated Successfully",
+  deleted: "Deleted Successfully",
+  moved: "Document moved.",
+  access: "Document access type updated.",
+  disabled: "Document disabled state updated.",
 } as const;
 
 export interface DocumentItemOutcome {
   readonly success: boolean;
   readonly id: string;
   readonly message: string;
+  readonly code?: "already-exists" | "not-found";
 }
 
-/**
- * Creates documents in one folder (or at the root) of an existing organization (DESIGN
- * §3, §5). Without `accessType` a document inherits its folder's access, read whenever it
- * is needed, so moving the folder or changing its access carries the documents along.
- * An id that exists fails alone with `Document already exists.`.
- */
-export async function addDocuments(
-  ctx: Ctx,
-  input: AddDocumentsInput,
-): Promise<Record<string, DocumentItemOutcome>> {
+/** The per-item failure for a document without a record (COMPAT §C.6). */
+export const missingItem = (id: string): DocumentItemOutcome => ({
+  success: false,
+  id,
+  message: DOCUMENT_MESSAGES.missing,
+  code: "not-found",
+});
+
+const KNOWN = ["documentId", "documentName", "accessType"];
+
+/** INVALID_ARGUMENT when a documentId appears twice among the items (nothing is written). */
+export function refuseRepeatedDocuments(documents: readonly { documentId: string }[]): void {
   const seen = new Map<string, number>();
-  input.documents.forEach((doc, index) => {
+  documents.forEach((doc, index) => {
     const first = seen.get(doc.documentId);
     if (first !== undefined) {
       const field = `data.documents[${index}].documentId`;
@@ -42,6 +53,24 @@ export async function addDocuments(
     }
     seen.set(doc.documentId, index);
   });
+}
+
+const itemMetadata = (ctx: Ctx, item: Record<string, unknown>, index: number) =>
+  metadataOf(ctx, item, KNOWN, DOCUMENT_RESERVED, `data.documents[${index}]`);
+
+/**
+ * Creates documents in one folder (or at the root) of an existing organization (DESIGN
+ * §3, §5, COMPAT §A.5). Without `accessType` a document inherits its folder's access, read
+ * whenever it is needed, so moving the folder or changing its access carries the
+ * documents along. With `createFolder` a missing folder is made at the top level first.
+ * An id that exists fails alone with `Document already exists` (code `already-exists`).
+ */
+export async function addDocuments(
+  ctx: Ctx,
+  input: AddDocumentsInput,
+): Promise<Record<string, DocumentItemOutcome>> {
+  refuseRepeatedDocuments(input.documents);
+  const metadata = input.documents.map((doc, index) => storedMetadata(itemMetadata(ctx, doc, index)));
   const workspaceId = ctx.workspace.id;
   const { organizationId } = input;
   const folderId = input.folderId === undefined || input.folderId === ROOT ? null : input.folderId;
@@ -49,78 +78,119 @@ export async function addDocuments(
   return ctx.write(async (trx) => {
     if (input.createOrganization === true) await ensureOrganization(trx, workspaceId, organizationId, now);
     await requireOrganization(trx, workspaceId, organizationId);
-    if (folderId !== null && !(await findFolder(trx, workspaceId, organizationId, folderId))) {
+    if (folderId !== null && input.createFolder === true) {
+      await ensureTopLevelFolder(trx, ctx, organizationId, folderId, now);
+    } else if (folderId !== null && !(await findFolder(trx, workspaceId, organizationId, folderId))) {
       throw notFound("Folder not found.");
     }
-    const existing = await store.existingDocumentIds(trx, workspaceId, organizationId, [...seen.keys()]);
+    const ids = input.documents.map((doc) => doc.documentId);
+    const existing = await store.existingDocumentIds(trx, workspaceId, organizationId, ids);
     const results: Record<string, DocumentItemOutcome> = {};
     const rows: DocumentRow[] = [];
-    for (const doc of input.documents) {
-      if (existing.has(doc.documentId)) {
-        results[doc.documentId] = { success: false, id: doc.documentId, message: DOCUMENT_MESSAGES.exists };
-        continue;
+    input.documents.forEach((doc, index) => {
+      const id = doc.documentId;
+      if (existing.has(id)) {
+        results[id] = { success: false, id, message: DOCUMENT_MESSAGES.exists, code: "already-exists" };
+        return;
       }
-      rows.push({
-        workspace_id: workspaceId,
-        organization_id: organizationId,
-        id: doc.documentId,
-        name: doc.documentName ?? doc.documentId,
-        folder_id: folderId,
-        access_type: doc.accessType ?? null,
-        created_at: now,
-        last_updated: now,
-      });
-      results[doc.documentId] = { success: true, id: doc.documentId, message: DOCUMENT_MESSAGES.added };
-    }
+      rows.push(
+        newRow(workspaceId, organizationId, id, now, {
+          name: doc.documentName ?? id,
+          folder_id: folderId,
+          access_type: doc.accessType ?? null,
+          metadata: metadata[index] ?? null,
+        }),
+      );
+      results[id] = { success: true, id, message: DOCUMENT_MESSAGES.added };
+    });
     await store.insertDocuments(trx, rows);
     await checkQuotas(trx, ctx);
     return results;
-  });
+  }, input.documents.length);
 }
 
-export interface DocumentPage {
-  readonly documents: store.DocumentView[];
-  readonly pageToken: string;
-}
-
-/**
- * Lists documents of an organization in id order, keyset-paged (DESIGN §4), optionally
- * those directly in one folder (`root`: in none) or with the given ids.
- */
-export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<DocumentPage> {
-  const workspaceId = ctx.workspace.id;
-  const { organizationId } = input;
-  await requireOrganization(ctx.reader, workspaceId, organizationId);
-  const folderId = input.folderId === undefined ? undefined : input.folderId === ROOT ? null : input.folderId;
-  if (folderId && !(await findFolder(ctx.reader, workspaceId, organizationId, folderId))) {
-    throw notFound("Folder not found.");
-  }
-  const limit = listLimit(input.pageSize);
-  const { pageToken, ...rest } = input;
-  const query = { ...rest, pageSize: limit };
-  const after = pageToken
-    ? toCursor(ctx.pageTokens.open(workspaceId, query, pageToken, ctx.clock.now()))
-    : null;
-  const page = await store.listDocuments(
-    ctx.reader,
-    {
-      workspaceId,
-      organizationId,
-      ...(folderId !== undefined ? { folderId } : {}),
-      ...(input.documentIds ? { ids: input.documentIds } : {}),
-    },
-    after,
-    limit,
-  );
-  const placements = await resolvePlacements(ctx.reader, workspaceId, organizationId, page.rows);
+/** A document row at the root with no access of its own, unless `fields` say otherwise. */
+export function newRow(
+  workspaceId: string,
+  organizationId: string,
+  id: string,
+  now: number,
+  fields: Partial<DocumentRow> = {},
+): DocumentRow {
   return {
-    documents: page.rows.map((row) => store.rowToDocument(row, placements.get(row.id)!)),
-    pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
+    workspace_id: workspaceId,
+    organization_id: organizationId,
+    id,
+    name: id,
+    folder_id: null,
+    access_type: null,
+    metadata: null,
+    disabled: 0,
+    created_at: now,
+    last_updated: now,
+    ...fields,
   };
 }
 
-function toCursor(cursor: readonly (string | number)[]): string {
-  const [id] = cursor;
-  if (typeof id !== "string") throw invalidArgument("Invalid page token.");
-  return id;
+/**
+ * Merges names and metadata keys into existing documents (COMPAT §C.6); an unknown id
+ * fails alone with `Document does not exist` (code `not-found`).
+ */
+export async function updateDocuments(
+  ctx: Ctx,
+  input: UpdateDocumentsInput,
+): Promise<Record<string, DocumentItemOutcome>> {
+  refuseRepeatedDocuments(input.documents);
+  const changes = input.documents.map((doc, index) => ({ doc, metadata: itemMetadata(ctx, doc, index) }));
+  const ws = ctx.workspace.id;
+  const org = input.organizationId;
+  const now = ctx.clock.now();
+  return ctx.write(async (trx) => {
+    const ids = input.documents.map((doc) => doc.documentId);
+    const existing = await store.findDocumentRows(trx, ws, org, ids);
+    const results: Record<string, DocumentItemOutcome> = {};
+    for (const [index, { doc, metadata }] of changes.entries()) {
+      const id = doc.documentId;
+      const row = existing.get(id);
+      if (!row) {
+        results[id] = missingItem(id);
+        continue;
+      }
+      const merged = { ...parseMetadata(row.metadata), ...metadata };
+      metadataOf(ctx, merged, [], [], `data.documents[${index}]`);
+      await store.updateDocumentRows(trx, ws, org, [id], {
+        ...(doc.documentName === undefined ? {} : { name: doc.documentName }),
+        metadata: storedMetadata(merged),
+        now,
+      });
+      results[id] = { success: true, id, message: DOCUMENT_MESSAGES.updated };
+    }
+    await checkQuotas(trx, ctx);
+    return results;
+  }, input.documents.length);
+}
+
+/**
+ * Deletes documents with their grants and feature data (COMPAT §C.6,
+ * hierarchy/cascade.ts); an id without a record fails alone and nothing of it is touched.
+ */
+export async function deleteDocuments(
+  ctx: Ctx,
+  input: { organizationId: string; documentIds: readonly string[] },
+): Promise<Record<string, DocumentItemOutcome>> {
+  const ws = ctx.workspace.id;
+  const org = input.organizationId;
+  const ids = [...new Set(input.documentIds)];
+  const existing = await ctx.write(async (trx) => {
+    const found = await store.existingDocumentIds(trx, ws, org, ids);
+    const scope = { workspaceId: ws, organizationId: org, now: ctx.clock.now() };
+    await deleteDocumentsCascading(trx, ctx, scope, [...found]);
+    return found;
+  }, RUNS_ALONE);
+  return Object.fromEntries(
+    ids.map((id) => [
+      id,
+      existing.has(id) ? { success: true, id, message: DOCUMENT_MESSAGES.deleted } : missingItem(id),
+    ]),
+  );
 }

@@ -1,8 +1,8 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
-import { keysetTail } from "../../lib/paging.js";
 import { normalize } from "../hierarchy/documents.js";
+import { parseMetadata } from "../hierarchy/metadata.js";
 import { ROOT } from "../hierarchy/paths.js";
 import type { Placement } from "../hierarchy/placement.js";
 
@@ -15,6 +15,17 @@ export async function insertDocuments(db: WriteTx, rows: readonly DocumentRow[])
   for (const part of fixedBatches(rows)) await db.insertInto("documents").values(part).execute();
 }
 
+/** Inserts the rows whose id has no record yet; existing ones are left as they are. */
+export async function insertMissingDocuments(db: WriteTx, rows: readonly DocumentRow[]): Promise<void> {
+  for (const part of fixedBatches(rows)) {
+    await db
+      .insertInto("documents")
+      .values(part)
+      .onConflict((oc) => oc.columns(["workspace_id", "organization_id", "id"]).doNothing())
+      .execute();
+  }
+}
+
 export interface DocumentFilter {
   readonly workspaceId: string;
   readonly organizationId: string;
@@ -23,13 +34,13 @@ export interface DocumentFilter {
   readonly ids?: readonly string[];
 }
 
-/** One keyset page of documents in id order (the primary key, or the folder index with a folder). */
+/** Up to `rows` documents after `after` in id order (the primary key, or the folder index with a folder). */
 export async function listDocuments(
   db: Db,
   filter: DocumentFilter,
   after: string | null,
-  limit: number,
-): Promise<{ rows: DocumentRow[]; next: string | null }> {
+  rows: number,
+): Promise<DocumentRow[]> {
   let query = db
     .selectFrom("documents")
     .selectAll()
@@ -39,19 +50,19 @@ export async function listDocuments(
   else if (filter.folderId !== undefined) query = query.where("folder_id", "=", filter.folderId);
   if (filter.ids) query = query.where("id", "in", [...filter.ids]);
   if (after !== null) query = query.where("id", ">", after);
-  const rows = (
-    await query
-      .orderBy("id")
-      .limit(limit + 1)
-      .execute()
-  ).map(normalize);
-  return keysetTail(rows, limit, (last) => last.id);
+  return (await query.orderBy("id").limit(rows).execute()).map(normalize);
 }
 
-/** A document as get returns it; `accessType` is the effective one at the time of the read. */
+/**
+ * A document as get returns it (COMPAT §A.5): `id`, name, `disabled`, effective
+ * `accessType`, the metadata keys, then collabd's own fields.
+ */
 export interface DocumentView {
+  id: string;
   documentId: string;
   documentName: string;
+  disabled: boolean;
+  [metadataKey: string]: unknown;
   organizationId: string;
   apiKey: string;
   folderId: string;
@@ -64,14 +75,60 @@ export interface DocumentView {
 /** The stored row and its placement (effective access) as get returns them. */
 export function rowToDocument(row: DocumentRow, placement: Placement): DocumentView {
   return {
+    id: row.id,
     documentId: row.id,
     documentName: row.name ?? row.id,
+    disabled: Number(row.disabled) === 1,
+    accessType: placement.accessType,
+    ...parseMetadata(row.metadata),
     organizationId: row.organization_id,
     apiKey: row.workspace_id,
     folderId: row.folder_id ?? ROOT,
-    accessType: placement.accessType,
     inheritAccessFromParent: placement.inheritAccessFromParent,
     createdAt: row.created_at,
     lastUpdated: row.last_updated,
   };
+}
+
+/** The stored rows among `ids` of one organization, keyed by id. */
+export async function findDocumentRows(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<Map<string, DocumentRow>> {
+  const found = new Map<string, DocumentRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom("documents")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+    for (const row of rows) found.set(row.id, normalize(row));
+  }
+  return found;
+}
+
+/** Sets columns of some documents of one organization (name, metadata, folder, access, disabled). */
+export async function updateDocumentRows(
+  db: WriteTx,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+  change: Partial<Pick<DocumentRow, "name" | "metadata" | "folder_id" | "access_type" | "disabled">> & {
+    now: number;
+  },
+): Promise<void> {
+  const { now, ...columns } = change;
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable("documents")
+      .set({ ...columns, last_updated: now })
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+  }
 }

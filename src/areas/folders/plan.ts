@@ -1,5 +1,5 @@
 import { invalidArgument } from "../../errors.js";
-import { type AccessType, MAX_FOLDER_DEPTH, pathKey, ROOT, ROOT_ACCESS } from "../hierarchy/paths.js";
+import { type AccessType, MAX_FOLDER_DEPTH, pathKey, ROOT } from "../hierarchy/paths.js";
 import type { FolderNode } from "./store.js";
 
 export interface NewFolder {
@@ -33,8 +33,6 @@ export interface AddPlan {
   readonly results: Record<string, FolderItemOutcome>;
 }
 
-/** What a top-level folder hangs under. */
-const ROOT_NODE = { folderId: ROOT, ancestors: [] as string[], path: "", depth: -1, accessType: ROOT_ACCESS };
 type Parent = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "accessType">;
 
 /**
@@ -42,7 +40,8 @@ type Parent = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "ac
  * exist: a parent may be an existing folder or one created by another item of the
  * same request, in any order. Duplicates, missing parents and folders past the depth
  * limit fail alone; a cycle among the new items is bad input and fails the request.
- * `keyOf(index)` is the path key number allocated to the item at that index.
+ * `keyOf(index)` is the path key number allocated to the item at that index; a top-level
+ * folder that inherits gets `rootAccess`, the workspace's defaultAccessType (COMPAT §A.4).
  */
 export function planFolderAdds(
   items: readonly NewFolder[],
@@ -50,7 +49,9 @@ export function planFolderAdds(
   keyOf: (index: number) => number,
   now: number,
   maxLevels: number = MAX_FOLDER_DEPTH,
+  rootAccess: AccessType = "organizationPrivate",
 ): AddPlan {
+  const rootNode: Parent = { folderId: ROOT, ancestors: [], path: "", depth: -1, accessType: rootAccess };
   const indexOf = new Map(items.map((item, index) => [item.folderId, index]));
   const made = new Map<string, FolderNode | null>();
   const created: FolderNode[] = [];
@@ -69,7 +70,7 @@ export function planFolderAdds(
     if (made.has(id)) return made.get(id) ?? null;
     if (existing.has(id)) return fail(id, FOLDER_MESSAGES.exists);
     const parentId = item.parentFolderId ?? ROOT;
-    let parent: Parent | null | undefined = parentId === ROOT ? ROOT_NODE : existing.get(parentId);
+    let parent: Parent | null | undefined = parentId === ROOT ? rootNode : existing.get(parentId);
     if (parent === undefined) {
       const parentIndex = indexOf.get(parentId);
       if (parentIndex === undefined) return fail(id, FOLDER_MESSAGES.parentMissing);

@@ -1,16 +1,18 @@
 import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
-import { deleteFolder, updateFolder } from "./changes.js";
+import { deleteFolder, updateFolderAccess, updateFolders } from "./changes.js";
 import { MAX_NESTED_FOLDERS } from "./listing.js";
 import {
   AddFoldersV1,
   AddFoldersV2,
-  DeletedCount,
   DeleteFolder,
+  FolderAccessResults,
   FolderItemResults,
   FolderRecord,
+  FolderUpdateResults,
   GetFolders,
   UpdateFolder,
+  UpdateFolderAccess,
 } from "./schemas.js";
 import { addFolders, getFolders } from "./service.js";
 
@@ -129,47 +131,94 @@ export const folderOperations = [
     path: "/v2/organizations/folders/update",
     operationId: "foldersUpdate",
     tag: TAG,
-    summary: "Update a folder (extension)",
+    summary: "Update folders",
     description:
-      "Renames (`folderName`), moves (`parentFolderId`, `root` for the top level) and/or sets access " +
-      "(`accessType`, or `inheritAccessFromParent: true`). A move rewrites `ancestors` and inherited access of " +
-      "the whole subtree atomically; a parent inside the subtree is INVALID_ARGUMENT. Returns the folder. " +
-      NEEDS,
+      "Applies `folders` in order, in one transaction: renames (`folderName`), moves (`parentFolderId`, `root` " +
+      "for the top level) and/or sets access (`accessType`, or `inheritAccessFromParent: true`). A move " +
+      "rewrites `ancestors` and inherited access of the whole subtree. Per-item results keyed by folderId; a " +
+      "failing item (`Folder not found.`, `Parent folder not found.`, `A folder cannot be moved under itself " +
+      "or one of its descendants.`) changes nothing. collabd 0.1's single-folder form (top-level `folderId` " +
+      `and changes) is a one-item \`folders\`. ${NEEDS}`,
     data: UpdateFolder,
-    result: FolderRecord,
+    result: FolderUpdateResults,
     example: {
-      data: { organizationId: "org-1", folderId: "q3", folderName: "Q3 2026" },
-      message: "Folder updated successfully.",
+      data: { organizationId: "org-1", folders: [{ folderId: "q3", folderName: "Q3 2026" }] },
+      message: "Folder Updated successfully.",
       result: {
-        ...EXAMPLE_FOLDER,
-        folderId: "q3",
-        folderName: "Q3 2026",
-        parentFolderId: "reports",
-        ancestors: ["root", "reports"],
-        inheritAccessFromParent: true,
+        q3: {
+          success: true,
+          id: "q3",
+          message: "Folder Updated.",
+          folder: {
+            ...EXAMPLE_FOLDER,
+            folderId: "q3",
+            folderName: "Q3 2026",
+            parentFolderId: "reports",
+            ancestors: ["root", "reports"],
+            inheritAccessFromParent: true,
+          },
+        },
       },
     },
     handle: async (ctx, data) => ({
-      message: "Folder updated successfully.",
-      data: await updateFolder(ctx, data),
+      message: "Folder Updated successfully.",
+      data: await updateFolders(ctx, data),
+    }),
+  }),
+  operation({
+    path: "/v2/organizations/folders/access/update",
+    operationId: "foldersAccessUpdate",
+    tag: TAG,
+    summary: "Set folders' access",
+    description:
+      "Sets each folder's own `accessType`, or with `inheritFromParent: true` makes it inherit its parent's " +
+      "again (top level: the workspace's defaultAccessType). Subfolders and documents that inherit follow at " +
+      `once. An unknown folder fails alone with \`Folder not found.\`. At most 30 ids. ${NEEDS}`,
+    data: UpdateFolderAccess,
+    result: FolderAccessResults,
+    example: {
+      data: { organizationId: "org-1", folderIds: ["q3"], inheritFromParent: true },
+      message: "Updated access for folders successfully.",
+      result: {
+        q3: {
+          success: true,
+          accessType: null,
+          inheritFromParent: true,
+          message: "Folder access type updated.",
+        },
+      },
+    },
+    handle: async (ctx, data) => ({
+      message: "Updated access for folders successfully.",
+      data: await updateFolderAccess(ctx, data),
     }),
   }),
   operation({
     path: "/v2/organizations/folders/delete",
     operationId: "foldersDelete",
     tag: TAG,
-    summary: "Delete a folder (extension)",
-    description: `Deletes the folder and every folder below it; returns \`deletedCount\`. ${NEEDS}`,
+    summary: "Delete a folder",
+    description:
+      "Deletes the folder, every folder below it and every document placed in them (with their grants and " +
+      "feature data, as documents delete does). `result.data` is null; `result.deletedCount` (folders) and " +
+      "`result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with " +
+      `\`error.code\` \`not-found\`. ${NEEDS}`,
     data: DeleteFolder,
-    result: DeletedCount,
+    result: Type.Null(),
+    resultExtras: {
+      deletedCount: Type.Integer({ minimum: 0, description: "Folders deleted." }),
+      deletedDocumentCount: Type.Integer({ minimum: 0, description: "Documents deleted with them." }),
+    },
     example: {
       data: { organizationId: "org-1", folderId: "drafts" },
-      message: "Folder(s) deleted successfully.",
-      result: { deletedCount: 1 },
+      message: "Folder deletion initiated successfully.",
+      result: null,
+      resultExtras: { deletedCount: 1, deletedDocumentCount: 0 },
     },
     handle: async (ctx, data) => ({
-      message: "Folder(s) deleted successfully.",
-      data: await deleteFolder(ctx, data),
+      message: "Folder deletion initiated successfully.",
+      data: null,
+      resultExtras: await deleteFolder(ctx, data),
     }),
   }),
 ];

@@ -1,15 +1,5 @@
 import { type Static, Type } from "typebox";
-import {
-  AddedItem,
-  Closed,
-  DeletedCount,
-  documentedWith,
-  Id,
-  MAX_ITEMS,
-  named,
-  PageSize,
-  PageToken,
-} from "../../http/schemas.js";
+import { AddedItem, Closed, Id, MAX_ITEMS, named, PageSize, PageToken } from "../../http/schemas.js";
 import { ACCESS_TYPES, MAX_FOLDER_DEPTH } from "../hierarchy/paths.js";
 import { Name } from "../organizations/schemas.js";
 
@@ -85,26 +75,92 @@ export const GetFolders = Closed({
   }),
 });
 
-/** organizationId, folderId and at least one change: three fields or more. */
-export const UpdateFolder = documentedWith(
-  Closed({
+const CHANGE_FIELDS = {
+  folderName: Type.Optional(FolderName),
+  parentFolderId: Type.Optional(ParentFolderId),
+  accessType: Type.Optional(AccessType),
+  inheritAccessFromParent: Type.Optional(
+    Type.Boolean({
+      description: "true: inherit the parent's access again; false: keep the current one as own.",
+    }),
+  ),
+};
+
+export const FolderChange = named(
+  "FolderChange",
+  Closed(
+    { folderId: Id("The folder to change."), ...CHANGE_FIELDS },
+    "One folder's changes: at least one of folderName, parentFolderId, accessType, inheritAccessFromParent.",
+  ),
+);
+
+/** The batch (`folders`) or collabd 0.1's single-folder form (top-level `folderId`), exactly one. */
+export const UpdateFolder = Closed(
+  {
     organizationId: Id(),
-    folderId: Id("The folder to change."),
-    folderName: Type.Optional(FolderName),
-    parentFolderId: Type.Optional(ParentFolderId),
-    accessType: Type.Optional(AccessType),
-    inheritAccessFromParent: Type.Optional(
-      Type.Boolean({
-        description: "true: inherit the parent's access again; false: keep the current one as own.",
+    folders: Type.Optional(
+      Type.Array(FolderChange, {
+        minItems: 1,
+        maxItems: MAX_ITEMS,
+        description: "Changes applied in order, in one transaction.",
       }),
     ),
-  }),
-  {
-    minProperties: 3,
-    description:
-      "organizationId, folderId and at least one of folderName, parentFolderId, accessType, inheritAccessFromParent.",
+    folderId: Type.Optional(Id("collabd 0.1 form: the one folder to change (then no `folders`).")),
+    ...CHANGE_FIELDS,
   },
+  "Exactly one of `folders` or `folderId`; the 0.1 form is a one-item `folders`.",
 );
+
+export const UpdateFolderAccess = Closed({
+  organizationId: Id(),
+  folderIds: Type.Array(Id(), { minItems: 1, maxItems: 30, description: "Folders to set. At most 30." }),
+  accessType: Type.Optional(AccessType),
+  inheritFromParent: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: inherit the parent's access again (top level: the workspace's defaultAccessType); then " +
+        "`accessType` may be omitted and is ignored.",
+    }),
+  ),
+});
+
+const UpdatedFolderItem = named(
+  "FolderUpdateResult",
+  Closed(
+    {
+      success: Type.Boolean(),
+      id: Type.String(),
+      message: Type.String(),
+      folder: Type.Optional(FolderRecordRef()),
+    },
+    "One folder's outcome; `folder` is the updated record.",
+  ),
+);
+
+export const FolderUpdateResults = Type.Record(Type.String(), UpdatedFolderItem, {
+  description: "Keyed by folderId.",
+});
+
+export const FolderAccessResults = Type.Record(
+  Type.String(),
+  named(
+    "FolderAccessResult",
+    Closed(
+      {
+        success: Type.Boolean(),
+        accessType: Type.Optional(Type.Union([AccessType, Type.Null()])),
+        inheritFromParent: Type.Optional(Type.Literal(true)),
+        message: Type.String(),
+      },
+      "One folder's access outcome.",
+    ),
+  ),
+  { description: "Keyed by folderId." },
+);
+
+function FolderRecordRef() {
+  return Type.Unsafe<Record<string, unknown>>({ $ref: "#/components/schemas/Folder" });
+}
 
 export const DeleteFolder = Closed({
   organizationId: Id(),
@@ -137,8 +193,9 @@ export const FolderRecord = named(
 );
 
 export const FolderItemResults = Type.Record(Type.String(), AddedItem, { description: "Keyed by folderId." });
-export { DeletedCount };
 
 export type GetFoldersInput = Static<typeof GetFolders>;
 export type UpdateFolderInput = Static<typeof UpdateFolder>;
+export type FolderChangeInput = Static<typeof FolderChange>;
+export type UpdateFolderAccessInput = Static<typeof UpdateFolderAccess>;
 export type DeleteFolderInput = Static<typeof DeleteFolder>;

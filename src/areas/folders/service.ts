@@ -1,5 +1,5 @@
 import type { Ctx } from "../../context.js";
-import { type Readable, readSnapshot } from "../../db/handles.js";
+import { type Readable, readSnapshot, type WriteTx } from "../../db/handles.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
 import {
@@ -139,6 +139,7 @@ export async function addFolders(
       (index) => firstKey + index,
       now,
       ctx.config.maxFolderDepth,
+      ctx.workspace.defaultAccessType,
     );
     await store.insertFolders(trx, ws, org, plan.created);
     await checkQuotas(trx, ctx);
@@ -168,4 +169,31 @@ function checkNewFolders(folders: readonly NewFolder[]): void {
 /** INVALID_ARGUMENT whose one detail names the field, as schema errors do (DESIGN §2). */
 export function invalidField(field: string, message: string) {
   return invalidArgument(message, [{ field, message }]);
+}
+
+/**
+ * Creates `folderId` at the top level when it does not exist (documents add with
+ * `createFolder`, COMPAT §A.5): named by its id, inheriting the workspace's
+ * defaultAccessType. Runs in the caller's transaction; NOT_FOUND without the organization.
+ */
+export async function ensureTopLevelFolder(
+  trx: WriteTx,
+  ctx: Ctx,
+  organizationId: string,
+  folderId: string,
+  now: number,
+): Promise<void> {
+  const ws = ctx.workspace.id;
+  if (await store.findFolder(trx, ws, organizationId, folderId)) return;
+  const key = await lockOrganization(trx, ws, organizationId, 1);
+  if (key === null) throw notFound(ORGANIZATION_NOT_FOUND);
+  const plan = planFolderAdds(
+    [{ folderId }],
+    new Map(),
+    () => key,
+    now,
+    ctx.config.maxFolderDepth,
+    ctx.workspace.defaultAccessType,
+  );
+  await store.insertFolders(trx, ws, organizationId, plan.created);
 }

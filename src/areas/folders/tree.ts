@@ -1,12 +1,15 @@
-import type { Readable, WriteTx } from "../../db/handles.js";
+import type { Kysely } from "kysely";
+import { asWriteTx, type Readable, type WriteTx } from "../../db/handles.js";
+import type { Tables } from "../../db/tables.js";
+import { transaction } from "../../db/transactions.js";
 import { invalidArgument } from "../../errors.js";
+import { lockOrganization } from "../hierarchy/organizations.js";
 import {
   type AccessType,
   ancestorsPrefix,
   KEY_WIDTH,
   MAX_FOLDER_DEPTH,
   ROOT,
-  ROOT_ACCESS,
   subtreeRange,
 } from "../hierarchy/paths.js";
 import { tooDeep } from "./plan.js";
@@ -19,13 +22,14 @@ type Db = Readable;
 /** Where a folder hangs: the organization's top level or another folder. */
 export type ParentRef = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "accessType">;
 
-export const TOP_LEVEL: ParentRef = {
+/** The organization's top level, whose access is the workspace's defaultAccessType (COMPAT §A.4). */
+export const topLevel = (accessType: AccessType): ParentRef => ({
   folderId: ROOT,
   ancestors: [],
   path: "",
   depth: -1,
-  accessType: ROOT_ACCESS,
-};
+  accessType,
+});
 
 export interface Scope {
   readonly workspaceId: string;
@@ -47,8 +51,8 @@ export async function moveFolder(
   now: number,
   access?: { accessType: AccessType; inherit: boolean },
   maxLevels: number = MAX_FOLDER_DEPTH,
+  field = "data.parentFolderId",
 ): Promise<void> {
-  const field = "data.parentFolderId";
   if (parent.path.startsWith(folder.path)) {
     const message =
       parent.folderId === folder.folderId
@@ -125,4 +129,48 @@ export function inheritingRanges(path: string, owners: readonly string[]): [stri
   }
   ranges.push([low, subtreeRange(path)[1]]);
   return ranges;
+}
+
+/**
+ * Passes a new defaultAccessType down (CLI `workspace update --default-access-type`): every
+ * top-level folder that inherits gets it, with the folders inheriting through it, one
+ * organization per transaction under its tree lock. Folders store their effective access,
+ * so without this they would keep the old default while root documents took the new one.
+ */
+export async function inheritDefaultAccess(
+  db: Kysely<Tables>,
+  workspaceId: string,
+  accessType: AccessType,
+  now: number,
+): Promise<void> {
+  let after = "";
+  for (;;) {
+    const orgs = await db
+      .selectFrom("organizations")
+      .select("organization_id")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", ">", after)
+      .orderBy("organization_id")
+      .limit(100)
+      .execute();
+    for (const { organization_id: organizationId } of orgs) {
+      await transaction(db, async (raw) => {
+        const trx = asWriteTx(raw);
+        if ((await lockOrganization(trx, workspaceId, organizationId)) === null) return;
+        const tops = await trx
+          .selectFrom("folders")
+          .select("path")
+          .where("workspace_id", "=", workspaceId)
+          .where("organization_id", "=", organizationId)
+          .where("depth", "=", 0)
+          .where("inherit_access", "=", 1)
+          .where("access_type", "<>", accessType)
+          .execute();
+        const scope = { workspaceId, organizationId };
+        for (const { path } of tops) await applyAccess(trx, scope, path, { accessType, inherit: true }, now);
+      });
+    }
+    if (orgs.length < 100) return;
+    after = orgs[orgs.length - 1]!.organization_id;
+  }
 }

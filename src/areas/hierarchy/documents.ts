@@ -39,7 +39,12 @@ export async function existingDocumentIds(
 
 /** bigint columns arrive as numbers on both dialects; this keeps the row type honest. */
 export function normalize(row: DocumentRow): DocumentRow {
-  return { ...row, created_at: Number(row.created_at), last_updated: Number(row.last_updated) };
+  return {
+    ...row,
+    created_at: Number(row.created_at),
+    last_updated: Number(row.last_updated),
+    disabled: Number(row.disabled),
+  };
 }
 
 /**
@@ -65,7 +70,30 @@ export async function ensureDocument(
       access_type: null,
       created_at: now,
       last_updated: now,
+      metadata: null,
+      disabled: 0,
     })
     .onConflict((oc) => oc.columns(["workspace_id", "organization_id", "id"]).doNothing())
     .execute();
+}
+
+/** The documents among `ids` that exist in the organization (the access rule and permissions get). */
+export async function findDocuments(
+  db: Db,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<DocumentRow[]> {
+  const found: DocumentRow[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom("documents")
+      .selectAll()
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+    found.push(...rows.map(normalize));
+  }
+  return found;
 }

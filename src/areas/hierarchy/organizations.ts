@@ -1,24 +1,34 @@
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { OrganizationRow } from "../../db/tables.js";
 import { notFound } from "../../errors.js";
+import { parseMetadata } from "./metadata.js";
 
 type Db = Readable;
 
 export const ORGANIZATION_NOT_FOUND = "Organization not found.";
 
-/** An organization as the API shows it (DESIGN §3: ids are scoped inside a workspace). */
+/**
+ * An organization as the API shows it (COMPAT §A.3): `id`, the name if set, `disabled`,
+ * the stored metadata keys at the top level, then collabd's own fields.
+ */
 export interface Organization {
-  readonly organizationId: string;
+  readonly id: string;
   readonly organizationName?: string;
+  readonly disabled: boolean;
+  readonly organizationId: string;
   readonly createdAt: number;
   readonly lastUpdated: number;
+  readonly [metadataKey: string]: unknown;
 }
 
 /** Storage names to the API shape; a name that was never set stays absent. */
 export function rowToOrganization(row: OrganizationRow): Organization {
   return {
-    organizationId: row.organization_id,
+    id: row.organization_id,
     ...(row.organization_name === null ? {} : { organizationName: row.organization_name }),
+    disabled: Number(row.disabled) === 1,
+    ...parseMetadata(row.metadata),
+    organizationId: row.organization_id,
     createdAt: Number(row.created_at),
     lastUpdated: Number(row.last_updated),
   };
@@ -43,7 +53,12 @@ export async function findOrganization(
 export async function insertOrganizations(
   db: WriteTx,
   workspaceId: string,
-  organizations: readonly { organizationId: string; organizationName?: string | undefined }[],
+  organizations: readonly {
+    organizationId: string;
+    organizationName?: string | undefined;
+    metadata?: string | null;
+    disabled?: boolean;
+  }[],
   now: number,
 ): Promise<Set<string>> {
   if (organizations.length === 0) return new Set();
@@ -57,6 +72,8 @@ export async function insertOrganizations(
         folder_seq: 0,
         created_at: now,
         last_updated: now,
+        metadata: o.metadata ?? null,
+        disabled: o.disabled ? 1 : 0,
       })),
     )
     .onConflict((oc) => oc.columns(["workspace_id", "organization_id"]).doNothing())

@@ -19,9 +19,6 @@ export const ROOT = "root";
 export const ACCESS_TYPES = ["organizationPrivate", "restricted", "public"] as const;
 export type AccessType = (typeof ACCESS_TYPES)[number];
 
-/** What a top-level folder that inherits gets (DESIGN §5). */
-export const ROOT_ACCESS: AccessType = "organizationPrivate";
-
 /** The path key of the n-th folder of an organization. */
 export function pathKey(n: number): string {
   const key = n.toString(36);

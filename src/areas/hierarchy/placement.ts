@@ -1,6 +1,6 @@
 import type { Readable } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
-import { type AccessType, ROOT, ROOT_ACCESS } from "../hierarchy/paths.js";
+import { type AccessType, ROOT } from "../hierarchy/paths.js";
 import { type FolderNode, findFolders } from "./folders.js";
 
 type Db = Readable;
@@ -11,7 +11,7 @@ type Placed = Pick<DocumentRow, "workspace_id" | "organization_id" | "id" | "fol
 export interface Placement {
   /** The document's folder followed by that folder's ancestors (without `root`); empty at the root. */
   readonly folderChain: readonly string[];
-  /** The document's own accessType, else its folder's effective one, else organizationPrivate. */
+  /** The document's own accessType, else its folder's effective one, else the workspace's defaultAccessType. */
   readonly accessType: AccessType;
   readonly inheritAccessFromParent: boolean;
 }
@@ -20,33 +20,42 @@ export interface Placement {
  * Resolves documents' folder ancestry and effective access from the folder tree as it is
  * now, never from a copy, so a folder move or access change is seen by the next check.
  * One folder read for all documents of one organization. A folder that no longer exists
- * places the document at the root.
+ * places the document at the root, where it gets `rootAccess` (COMPAT §A.4 defaultAccessType).
  */
 export async function resolvePlacements(
   db: Db,
   workspaceId: string,
   organizationId: string,
   documents: readonly Placed[],
+  rootAccess: AccessType,
 ): Promise<Map<string, Placement>> {
   const folderIds = [...new Set(documents.flatMap((d) => (d.folder_id === null ? [] : [d.folder_id])))];
   const folders = await findFolders(db, workspaceId, organizationId, folderIds);
   return new Map(
-    documents.map((d) => [d.id, place(d, d.folder_id === null ? undefined : folders.get(d.folder_id))]),
+    documents.map((d) => [
+      d.id,
+      place(d, d.folder_id === null ? undefined : folders.get(d.folder_id), rootAccess),
+    ]),
   );
 }
 
 /** The placement of one document; a document without a record sits at the root with inherited access. */
-export async function resolvePlacement(db: Db, document: Placed | null): Promise<Placement> {
-  if (!document) return place(null, undefined);
-  const placements = await resolvePlacements(db, document.workspace_id, document.organization_id, [document]);
+export async function resolvePlacement(
+  db: Db,
+  document: Placed | null,
+  rootAccess: AccessType,
+): Promise<Placement> {
+  if (!document) return place(null, undefined, rootAccess);
+  const { workspace_id, organization_id } = document;
+  const placements = await resolvePlacements(db, workspace_id, organization_id, [document], rootAccess);
   return placements.get(document.id)!;
 }
 
-function place(document: Placed | null, folder: FolderNode | undefined): Placement {
+function place(document: Placed | null, folder: FolderNode | undefined, rootAccess: AccessType): Placement {
   const own = (document?.access_type ?? null) as AccessType | null;
   return {
     folderChain: folder ? [folder.folderId, ...folder.ancestors.filter((id) => id !== ROOT)] : [],
-    accessType: own ?? folder?.accessType ?? ROOT_ACCESS,
+    accessType: own ?? folder?.accessType ?? rootAccess,
     inheritAccessFromParent: own === null,
   };
 }

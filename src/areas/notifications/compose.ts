@@ -25,6 +25,7 @@ export function composeNotification(
     createOrganization: _createOrganization,
     createDocument: _createDocument,
     verifyUserPermissions: _verifyUserPermissions,
+    notifyAll: _notifyAll,
     notificationSourceData,
     ...content
   } = input;

@@ -80,11 +80,6 @@ const ContentFields = {
   notificationSourceData: Type.Optional(FreeObject("Any object; sent to the client callback on click.")),
 };
 
-/** verifyUserPermissions and createDocument need documentId (checked by the service, with its messages). */
-const NEEDS_DOCUMENT = {
-  dependentRequired: { verifyUserPermissions: ["documentId"], createDocument: ["documentId"] },
-};
-
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 
 /**
@@ -111,12 +106,18 @@ export const AddNotification = documentedWith(
     notifyUsers: Type.Optional(
       Type.Array(NotificationUser, { maxItems: MAX_ITEMS, description: "Recipients (For You lists)." }),
     ),
+    notifyAll: Type.Optional(
+      Type.Boolean({
+        description:
+          "Default true: the organization-level users (users add) are recipients too, at most 1000; false: only notifyUsers.",
+      }),
+    ),
   }),
   {
-    ...NEEDS_DOCUMENT,
+    // Stated in words: the service checks these with its own messages, and `false` needs nothing.
     description:
       "displayHeadlineMessageTemplate is required unless isNotificationResolverUsed is true; " +
-      "verifyUserPermissions and createDocument need documentId.",
+      "verifyUserPermissions: true and createDocument: true need documentId.",
   },
 );
 
@@ -158,7 +159,7 @@ const OneOrMany = documentedAs(
   OneOf([NotificationPatch, PatchList], "A notification update object, or an array of them."),
 );
 
-/** verifyUserPermissions needs documentId (checked by the service, with its message). */
+/** verifyUserPermissions: true needs documentId (checked by the service, with its message; false needs nothing). */
 export const UpdateNotifications = documentedWith(
   Closed({
     organizationId: Id(),
@@ -172,7 +173,7 @@ export const UpdateNotifications = documentedWith(
     ),
     notifications: OneOrMany,
   }),
-  { dependentRequired: { verifyUserPermissions: ["documentId"] } },
+  { description: "verifyUserPermissions: true needs documentId." },
 );
 
 /** The narrowing shared by get and delete: organization, then document, location, user. */

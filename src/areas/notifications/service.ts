@@ -9,6 +9,7 @@ import { releaseUsage } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { ensureDocument } from "../hierarchy/documents.js";
 import { ensureOrganization } from "../hierarchy/organizations.js";
+import { organizationRecipients } from "../users/store.js";
 import { composeNotification } from "./compose.js";
 import { uniqueUsers } from "./record.js";
 import type { AddNotificationInput, DeleteNotificationsInput, GetNotificationsInput } from "./schemas.js";
@@ -47,9 +48,13 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
   }
   const { organizationId, documentId, createOrganization, createDocument, verifyUserPermissions } = input;
   const workspaceId = ctx.workspace.id;
-  const given = uniqueUsers(input.notifyUsers ?? []);
+  const named = uniqueUsers(input.notifyUsers ?? []);
   return ctx.write(async (trx) => {
     const now = ctx.clock.now();
+    // COMPAT §A.6: by default the organization-level users (§C.4) are recipients too.
+    const everyone =
+      input.notifyAll === false ? [] : await organizationRecipients(trx, workspaceId, organizationId);
+    const given = uniqueUsers([...named, ...everyone]);
     if (createOrganization === true || createDocument === true)
       await ensureOrganization(trx, workspaceId, organizationId, now);
     if (createDocument === true && documentId !== undefined)
@@ -82,9 +87,9 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
       row,
       recipients: recipientRows,
     } = composeNotification(ctx, { ...input, notifyUsers: recipients });
-    await writeNotification(trx, ctx, row, recipientRows);
+    await writeNotification(trx, ctx, row, recipientRows, new Set(named.map((user) => user.userId)));
     return details ? { id, details } : { id };
-  }, 1 + given.length);
+  }, 1 + named.length);
 }
 
 export interface NotificationPage {

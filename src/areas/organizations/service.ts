@@ -1,9 +1,30 @@
 import type { Ctx } from "../../context.js";
+import { RUNS_ALONE } from "../../db/group-commit.js";
 import { invalidArgument } from "../../errors.js";
-import { keysetTail, listLimit, nextPageToken } from "../../lib/paging.js";
+import { pageBounds } from "../../lib/bounds.js";
+import { fillPage, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import type { AddOrganizationsInput, GetOrganizationsInput } from "./schemas.js";
+import { ORGANIZATION_CASCADES, runCascades } from "../hierarchy/cascade.js";
+import { metadataOf, parseMetadata, storedMetadata } from "../hierarchy/metadata.js";
+import { lockOrganization } from "../hierarchy/organizations.js";
+import {
+  type AddOrganizationsInput,
+  type DeleteOrganizationsInput,
+  type DisableOrganizationsInput,
+  type GetOrganizationsInput,
+  ORGANIZATION_RESERVED,
+  type UpdateOrganizationsInput,
+} from "./schemas.js";
 import * as store from "./store.js";
+
+export const ORGANIZATION_MESSAGES = {
+  added: "Added Successfully",
+  exists: "Organization already exists.",
+  updated: "Updated Successfully",
+  deleted: "Deleted Successfully",
+  missing: "Organization does not exist",
+  disabled: "Updated disable state for organization Successfully",
+} as const;
 
 export interface OrganizationItemOutcome {
   readonly success: boolean;
@@ -11,29 +32,45 @@ export interface OrganizationItemOutcome {
   readonly message: string;
 }
 
+const KNOWN = ["organizationId", "organizationName"];
+
+/** INVALID_ARGUMENT when an organizationId appears twice in one request (nothing is written). */
+function refuseRepeats(ids: readonly string[], field: (index: number) => string): void {
+  const seen = new Map<string, number>();
+  ids.forEach((id, index) => {
+    const first = seen.get(id);
+    if (first !== undefined) {
+      throw invalidArgument(`${field(index)} repeats ${field(first)}.`, [
+        { field: field(index), message: "Each organizationId may appear once per request." },
+      ]);
+    }
+    seen.set(id, index);
+  });
+}
+
+const itemField = (index: number) => `data.organizations[${index}]`;
+
+/** The item's metadata as stored (COMPAT §A.3: the open item's other keys). */
+function itemMetadata(ctx: Ctx, item: Record<string, unknown>, index: number) {
+  return metadataOf(ctx, item, KNOWN, ORGANIZATION_RESERVED, itemField(index));
+}
+
 /** Creates organizations; an existing id fails alone with `Organization already exists.`. */
 export async function addOrganizations(
   ctx: Ctx,
   input: AddOrganizationsInput,
 ): Promise<Record<string, OrganizationItemOutcome>> {
-  const seen = new Map<string, number>();
-  input.organizations.forEach((o, index) => {
-    const first = seen.get(o.organizationId);
-    if (first !== undefined) {
-      const field = `data.organizations[${index}].organizationId`;
-      throw invalidArgument(`${field} repeats data.organizations[${first}].organizationId.`, [
-        { field, message: "Each organizationId may appear once per request." },
-      ]);
-    }
-    seen.set(o.organizationId, index);
-  });
+  refuseRepeats(
+    input.organizations.map((o) => o.organizationId),
+    (i) => `${itemField(i)}.organizationId`,
+  );
+  const rows = input.organizations.map((o, index) => ({
+    organizationId: o.organizationId,
+    organizationName: o.organizationName,
+    metadata: storedMetadata(itemMetadata(ctx, o, index)),
+  }));
   const inserted = await ctx.write(async (trx) => {
-    const inserted = await store.insertOrganizations(
-      trx,
-      ctx.workspace.id,
-      input.organizations,
-      ctx.clock.now(),
-    );
+    const inserted = await store.insertOrganizations(trx, ctx.workspace.id, rows, ctx.clock.now());
     await checkQuotas(trx, ctx);
     return inserted;
   });
@@ -41,36 +78,135 @@ export async function addOrganizations(
     input.organizations.map(({ organizationId: id }) => [
       id,
       inserted.has(id)
-        ? { success: true, id, message: "Organization added." }
-        : { success: false, id, message: "Organization already exists." },
+        ? { success: true, id, message: ORGANIZATION_MESSAGES.added }
+        : { success: false, id, message: ORGANIZATION_MESSAGES.exists },
     ]),
   );
 }
 
+/**
+ * Merges names and metadata keys into existing organizations (COMPAT §C.5); an unknown id
+ * fails alone with `Organization does not exist`.
+ */
+export async function updateOrganizations(
+  ctx: Ctx,
+  input: UpdateOrganizationsInput,
+): Promise<Record<string, OrganizationItemOutcome>> {
+  const ids = input.organizations.map((o) => o.organizationId);
+  refuseRepeats(ids, (i) => `${itemField(i)}.organizationId`);
+  const changes = input.organizations.map((o, index) => ({ item: o, metadata: itemMetadata(ctx, o, index) }));
+  const ws = ctx.workspace.id;
+  const now = ctx.clock.now();
+  return ctx.write(async (trx) => {
+    const existing = await store.findOrganizationRows(trx, ws, ids);
+    const results: Record<string, OrganizationItemOutcome> = {};
+    for (const [index, { item, metadata }] of changes.entries()) {
+      const id = item.organizationId;
+      const row = existing.get(id);
+      if (!row) {
+        results[id] = { success: false, id, message: ORGANIZATION_MESSAGES.missing };
+        continue;
+      }
+      const merged = { ...parseMetadata(row.metadata), ...metadata };
+      metadataOf(ctx, merged, [], [], itemField(index));
+      await store.updateOrganizationRow(trx, ws, id, {
+        ...(item.organizationName === undefined ? {} : { organizationName: item.organizationName }),
+        metadata: storedMetadata(merged),
+        now,
+      });
+      results[id] = { success: true, id, message: ORGANIZATION_MESSAGES.updated };
+    }
+    await checkQuotas(trx, ctx);
+    return results;
+  }, ids.length);
+}
+
+/**
+ * Deletes organizations with everything under them (COMPAT §C.5, hierarchy/cascade.ts),
+ * each in a transaction of its own: an organization goes whole or not at all, and no
+ * transaction holds more than one organization's rows.
+ */
+export async function deleteOrganizations(
+  ctx: Ctx,
+  input: DeleteOrganizationsInput,
+): Promise<Record<string, OrganizationItemOutcome>> {
+  const ids = [...new Set(input.organizationIds)];
+  const ws = ctx.workspace.id;
+  const results: Record<string, OrganizationItemOutcome> = {};
+  for (const id of ids) {
+    const deleted = await ctx.write(async (trx) => {
+      // The organization's lock first: no tree write of it runs alongside.
+      if ((await lockOrganization(trx, ws, id)) === null) return false;
+      const target = { workspaceId: ws, organizationId: id, documentIds: null, now: ctx.clock.now() };
+      await runCascades(trx, ctx, ORGANIZATION_CASCADES, target);
+      await store.deleteOrganizationRow(trx, ws, id);
+      return true;
+    }, RUNS_ALONE);
+    results[id] = deleted
+      ? { success: true, id, message: ORGANIZATION_MESSAGES.deleted }
+      : { success: false, id, message: ORGANIZATION_MESSAGES.missing };
+  }
+  return results;
+}
+
+/** Marks organizations disabled or enabled, creating missing ones first (COMPAT §C.5). */
+export async function setOrganizationsDisabled(
+  ctx: Ctx,
+  input: DisableOrganizationsInput,
+): Promise<Record<string, OrganizationItemOutcome>> {
+  const ids = [...new Set(input.organizationIds)];
+  const ws = ctx.workspace.id;
+  const now = ctx.clock.now();
+  await ctx.write(async (trx) => {
+    await store.insertOrganizations(
+      trx,
+      ws,
+      ids.map((organizationId) => ({ organizationId, disabled: input.disabled })),
+      now,
+    );
+    await store.setOrganizationsDisabled(trx, ws, ids, input.disabled, now);
+    await checkQuotas(trx, ctx);
+  }, ids.length);
+  return Object.fromEntries(
+    ids.map((id) => [id, { success: true, id, message: ORGANIZATION_MESSAGES.disabled }]),
+  );
+}
+
 export interface OrganizationPage {
-  readonly organizations: store.Organization[];
+  /** The page's organizations, serialized (their metadata makes them open-ended in size). */
+  readonly records: string[];
   readonly pageToken: string;
 }
 
-/** Lists the workspace's organizations in organizationId order, keyset-paged (DESIGN §4). */
+/**
+ * Lists the workspace's organizations in organizationId order, keyset-paged (DESIGN §4);
+ * a page also stops at COLLABD_MAX_PAGE_BYTES characters (lib/bounds.ts), since metadata
+ * lets each organization be as large as a record.
+ */
 export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): Promise<OrganizationPage> {
-  const limit = listLimit(input.pageSize);
+  const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
-  const query = { ...rest, pageSize: limit };
+  const query = { ...rest, pageSize: bounds.limit };
   let after: string | null = null;
   if (pageToken) {
     const [last] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now());
     if (typeof last !== "string") throw invalidArgument("Invalid page token.");
     after = last;
   }
-  const rows = await store.listOrganizations(ctx.reader, ctx.workspace.id, {
-    ids: input.organizationIds,
+  const page = await fillPage({
+    ...bounds,
     after,
-    limit,
+    fetch: (cursor: string | null, rows) =>
+      store.listOrganizations(ctx.reader, ctx.workspace.id, {
+        ids: input.organizationIds,
+        after: cursor,
+        rows,
+      }),
+    text: (row) => JSON.stringify(store.rowToOrganization(row)),
+    key: (row) => row.organization_id,
   });
-  const page = keysetTail(rows, limit, (last) => [last.organization_id]);
   return {
-    organizations: page.rows.map(store.rowToOrganization),
-    pageToken: nextPageToken(ctx, query, page.next),
+    records: page.records,
+    pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
   };
 }

@@ -7,6 +7,7 @@ import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
 import { newApiKey, newAuthToken } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
+import type { AccessType } from "../hierarchy/paths.js";
 import type { AuthCache } from "./auth-cache.js";
 import * as store from "./store.js";
 
@@ -55,6 +56,7 @@ export interface NewWorkspace {
   readonly apiKey?: string;
   readonly activityService?: boolean;
   readonly advancedQueries?: boolean;
+  readonly defaultAccessType?: AccessType;
 }
 
 export interface Credentials {
@@ -83,6 +85,8 @@ function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
     activityService: input.activityService ?? true,
     advancedQueries: input.advancedQueries ?? true,
     createdAt: clock.now(),
+    // COMPAT §A.4: the original's default; workspaces older than migration 0010 keep organizationPrivate.
+    defaultAccessType: input.defaultAccessType ?? "public",
   };
 }
 
@@ -114,7 +118,7 @@ export async function revokeToken(db: Db, apiKey: string, token: string): Promis
 export async function updateSettings(
   db: Db,
   apiKey: string,
-  settings: { activityService?: boolean; advancedQueries?: boolean },
+  settings: store.WorkspaceSettings,
 ): Promise<Workspace> {
   await requireWorkspace(db, apiKey);
   await store.updateWorkspaceSettings(db, apiKey, settings);

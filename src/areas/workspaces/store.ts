@@ -3,6 +3,7 @@ import type { Workspace } from "../../context.js";
 import { rawRows } from "../../db/raw.js";
 import type { Tables, WorkspaceRow } from "../../db/tables.js";
 import { exclusiveTransaction } from "../../db/transactions.js";
+import type { AccessType } from "../hierarchy/paths.js";
 import { noteAuthWrite } from "./auth-cache.js";
 
 type Db = Kysely<Tables>;
@@ -14,6 +15,7 @@ export function rowToWorkspace(row: WorkspaceRow): Workspace {
     activityService: row.activity_service === 1,
     advancedQueries: row.advanced_queries === 1,
     createdAt: row.created_at,
+    defaultAccessType: row.default_access_type as AccessType,
   };
 }
 
@@ -28,7 +30,7 @@ export function workspaceWithTokenHashes(
 ): Promise<(WorkspaceRow & { token_hash: string | null })[]> {
   return rawRows(
     db,
-    "select w.id, w.name, w.activity_service, w.advanced_queries, w.created_at, t.token_hash " +
+    "select w.id, w.name, w.activity_service, w.advanced_queries, w.created_at, w.default_access_type, t.token_hash " +
       "from workspaces w left join auth_tokens t on t.workspace_id = w.id where w.id = ?",
     [id],
   );
@@ -67,17 +69,26 @@ export async function insertWorkspace(db: Db, workspace: Workspace, ifAbsent = f
     activity_service: workspace.activityService ? 1 : 0,
     advanced_queries: workspace.advancedQueries ? 1 : 0,
     created_at: workspace.createdAt,
+    default_access_type: workspace.defaultAccessType,
   });
   await (ifAbsent ? insert.onConflict((oc) => oc.column("id").doNothing()) : insert).execute();
   noteAuthWrite();
 }
 
+/** The settings `workspace update` changes; absent ones stay. */
+export interface WorkspaceSettings {
+  activityService?: boolean;
+  advancedQueries?: boolean;
+  defaultAccessType?: AccessType;
+}
+
 export async function updateWorkspaceSettings(
   db: Db,
   id: string,
-  settings: { activityService?: boolean; advancedQueries?: boolean },
+  settings: WorkspaceSettings,
 ): Promise<void> {
   const values: Partial<WorkspaceRow> = {};
+  if (settings.defaultAccessType !== undefined) values.default_access_type = settings.defaultAccessType;
   if (settings.activityService !== undefined) values.activity_service = settings.activityService ? 1 : 0;
   if (settings.advancedQueries !== undefined) values.advanced_queries = settings.advancedQueries ? 1 : 0;
   if (Object.keys(values).length === 0) return;

@@ -23,6 +23,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("status_id", "text", (c) => c.notNull())
     .addColumn("resolved_by", "text")
     .addColumn("last_comment_user_id", "text")
+    // The thread's agent (its first comment's), for the agent filters of get and delete.
+    .addColumn("annotation_type", "text", (c) => c.notNull())
+    .addColumn("agent_id", "text")
+    .addColumn("agent_source", "text")
+    .addColumn("agent_execution_id", "text")
+    .addColumn("agent_url", "text")
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("last_updated", "bigint", (c) => c.notNull())
     .addColumn("record", "text", (c) => c.notNull())
@@ -48,6 +54,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ["comment_annotations_by_location", "comment_annotations", [...org, "document_id", "location_id"]],
     ["comment_annotations_by_status", "comment_annotations", [...org, "document_id", "status_id"]],
     ["comment_annotations_by_resolver", "comment_annotations", [...org, "resolved_by"]],
+    // Agent filters: agentId (others narrow the agent threads of a document or organization).
+    ["comment_annotations_by_agent", "comment_annotations", [...org, "agent_id"]],
   ];
   await db.schema
     .createTable("comment_annotation_users")
@@ -79,6 +87,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("last_number", "bigint", (c) => c.notNull())
     .addPrimaryKeyConstraint("comment_sequences_pk", ["workspace_id", "organization_id", "document_id"])
     .execute();
+  // Delete without organizationId: the organizations that hold a document id.
+  indexes.push(["comment_sequences_by_document", "comment_sequences", ["workspace_id", "document_id"]]);
   for (const [name, table, columns] of indexes) {
     await db.schema.createIndex(name).on(table).columns(columns).execute();
   }

@@ -8,6 +8,8 @@ import * as webhookRetention from "./0006_webhook_retention.js";
 import * as quotas from "./0007_quotas.js";
 import * as usageByVerbs from "./0008_usage_by_verbs.js";
 import * as compatCore from "./0009_compat_core.js";
+import * as compatTree from "./0010_compat_tree.js";
+import * as users from "./0011_users.js";
 import * as comments from "./0012_comments.js";
 import * as privacy from "./0013_privacy.js";
 
@@ -22,6 +24,8 @@ export const migrations: Record<string, Migration> = {
   "0007_quotas": quotas,
   "0008_usage_by_verbs": usageByVerbs,
   "0009_compat_core": compatCore,
+  "0010_compat_tree": compatTree,
+  "0011_users": users,
   "0012_comments": comments,
   "0013_privacy": privacy,
 };

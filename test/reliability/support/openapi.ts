@@ -26,6 +26,8 @@ export interface DocumentedOperation {
   readonly data: Schema;
   /** A v1 path served by the v2 operation at this path (COMPAT §F, `x-alias-of`). */
   readonly aliasOf?: string;
+  /** The body may be left out (`requestBody.required: false`): no body and `{}` are valid. */
+  readonly bodyOptional?: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
       {
         post?: {
           "x-alias-of"?: string;
-          requestBody?: { content?: Record<string, { schema?: Schema }> };
+          requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
         };
       }
     >;
@@ -54,7 +56,13 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
     const data = body?.properties?.data;
     if (!data) throw new Error(`${path}: no documented request body with a data object`);
     const aliasOf = item.post?.["x-alias-of"];
-    operations.push({ path, data, ...(aliasOf ? { aliasOf } : {}) });
+    const bodyOptional = item.post?.requestBody?.required === false;
+    operations.push({
+      path,
+      data,
+      ...(aliasOf ? { aliasOf } : {}),
+      ...(bodyOptional ? { bodyOptional } : {}),
+    });
   }
   return operations;
 }

@@ -123,6 +123,19 @@ export async function seedWorkspace(call: Call, marker: string, webhookUrl: stri
       ],
     },
   });
+  // Users at organization and document level (two, so users get has a second page).
+  await ok("/v2/users/add", {
+    organizationId: s.organizationId,
+    users: [
+      { userId: s.userId, name: `${marker} user` },
+      { userId: "u-2", name: `${marker} second` },
+    ],
+  });
+  await ok("/v2/users/add", {
+    organizationId: s.organizationId,
+    documentId: s.documentId,
+    users: [{ userId: s.userId, accessRole: "viewer" }],
+  });
   const deliveries = await ok("/v2/workspace/webhooks/deliveries/get", {});
   const ids = (deliveries as { webhookId: string }[]).map((d) => d.webhookId);
   if (ids.length === 0) throw new Error("seeding: no webhook deliveries");

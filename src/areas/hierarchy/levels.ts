@@ -1,0 +1,21 @@
+/** What a grant or a membership sits on: the organization, a folder or a document. */
+export type LevelType = "organization" | "folder" | "document";
+
+/**
+ * The organization and some documents and folders as (type, ids) parts of at most 500 ids,
+ * so one statement per part stays inside both dialects' parameter limits (a filter's
+ * folder chains may name thousands of folders). Grants and memberships read by it alike.
+ */
+export function levelChunks(
+  organizationId: string,
+  on: { readonly folders: readonly string[]; readonly documents: readonly string[] },
+): [LevelType, string[]][] {
+  const parts: [LevelType, string[]][] = [["organization", [organizationId]]];
+  for (const [type, ids] of [
+    ["document", on.documents],
+    ["folder", on.folders],
+  ] as const) {
+    for (let i = 0; i < ids.length; i += 500) parts.push([type, ids.slice(i, i + 500)]);
+  }
+  return parts;
+}
