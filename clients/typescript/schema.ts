@@ -6636,7 +6636,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 7
+                     *         "tasksCount": 8
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -6644,7 +6644,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 7
+                     *           "tasksCount": 8
                      *         }
                      *       }
                      *     }
@@ -10831,7 +10831,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 7
+                     *         "tasksCount": 8
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -10839,7 +10839,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 7
+                     *           "tasksCount": 8
                      *         }
                      *       }
                      *     }

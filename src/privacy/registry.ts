@@ -5,6 +5,7 @@ import { grants } from "./kinds/grants.js";
 import { notificationConfigs } from "./kinds/notification-configs.js";
 import { notifications } from "./kinds/notifications.js";
 import { recordings } from "./kinds/recordings.js";
+import { users } from "./kinds/users.js";
 import { webhookDeliveries } from "./kinds/webhooks.js";
 
 /**
@@ -14,6 +15,7 @@ import { webhookDeliveries } from "./kinds/webhooks.js";
  * (test/areas/privacy-erase.test.ts) fails until it does.
  */
 export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
+  users,
   grants,
   notificationConfigs,
   comments,

@@ -35,7 +35,7 @@ forEachDialect(
       const second = await database.write((trx) => nextTask(trx, other, clock.now(), LEASE));
       expect(second).toMatchObject({
         lost: false,
-        task: { seq: 0, kind: "grants", userId: "x", cursor: null },
+        task: { seq: 0, kind: "users", userId: "x", cursor: null },
       });
       await server().services.jobs.settled();
     });

@@ -33,6 +33,8 @@ const notification = (id: string, actionUser: object, notifyUsers: object[], ext
   displayHeadlineMessageTemplateData: { actionUser },
   displayBodyMessage: "Look",
   notifyUsers,
+  // Named recipients only: organization fan-out (COMPAT §A.6) would reach U as a member too.
+  notifyAll: false,
   ...extra,
 });
 
@@ -76,6 +78,8 @@ async function seed(server: TestServer, creds?: Credentials) {
       creds,
     );
   }
+  await ok(server, "/v2/users/add", { organizationId: "org-p", users: [U, V] }, creds);
+  await ok(server, "/v2/users/add", { organizationId: "org-p", documentId: "doc-p", users: [U] }, creds);
   // U writes a thread, is tagged in V's, and reacts to V's comment.
   await ok(
     server,
@@ -289,7 +293,14 @@ forEachDialect("notification preferences (COMPAT §C.7)", (server) => {
       );
     await set(["none", "docall"], "NONE");
     await set(["docall"], "ALL", ["d1"]);
-    await set(["mine"], "MINE");
+    await set(["mine", "fan-mine"], "MINE");
+    // Organization users, reached by notifyAll fan-out (not named): MINE drops them, the default keeps them.
+    await ok(
+      server(),
+      "/v2/users/add",
+      { organizationId: "o", users: [{ userId: "fan-mine" }, { userId: "fan-all" }] },
+      creds,
+    );
     for (const documentId of ["d1", "d2"]) {
       await ok(
         server(),
@@ -313,6 +324,8 @@ forEachDialect("notification preferences (COMPAT §C.7)", (server) => {
     // MINE keeps notifications that name the user; organization fan-out would not reach them.
     expect(await inbox("mine")).toEqual(["n-d1", "n-d2"]);
     expect(await inbox("plain")).toEqual(["n-d1", "n-d2"]);
+    expect(await inbox("fan-mine")).toEqual([]);
+    expect(await inbox("fan-all")).toEqual(["n-d1", "n-d2"]);
   });
 });
 
@@ -333,7 +346,11 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
     expect(data.reactions).toEqual([
       expect.objectContaining({ annotationId: "t-by-v", commentId: 1, icon: "thumbsup" }),
     ]);
-    for (const key of ["recordings", "users"]) expect(data[key], key).toEqual([]);
+    expect(data.recordings).toEqual([]);
+    expect(data.users).toEqual([
+      expect.objectContaining({ kind: "profile", user: expect.objectContaining(U) }),
+      ...["document", "organization"].map((level) => expect.objectContaining({ kind: "membership", level })),
+    ]);
     expect(JSON.stringify(data)).not.toContain("rec-1");
     for (const probe of [
       { organizationId: "org-unknown", userId: U.userId },
@@ -360,6 +377,9 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       new Set([
         "access_grants.user_id",
         "comment_annotation_users.user_id",
+        "user_profiles.user_id",
+        "user_profiles.profile",
+        "user_memberships.user_id",
         "comment_annotations.from_user_id",
         "comment_annotations.last_comment_user_id",
         "comment_annotations.record",
@@ -378,11 +398,11 @@ forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
       status: "success",
       message: "Data deletion process has been initiated.",
       statusCode: 202,
-      data: { tasksCount: 7 },
+      data: { tasksCount: 8 },
       result: {
         status: "success",
         message: "Data deletion process has been initiated.",
-        data: { tasksCount: 7 },
+        data: { tasksCount: 8 },
       },
     });
     const { jobId } = res.body.data;
