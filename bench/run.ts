@@ -11,6 +11,7 @@ import { count, judgeAgainstEcho, pct, valueRow } from "./rows.js";
 import type { Scenario, ScenarioFactory } from "./scenario.js";
 import { activitiesScenario } from "./scenarios/activities.js";
 import { commentsScenario } from "./scenarios/comments.js";
+import { directoryScenario } from "./scenarios/directory.js";
 import { erasureScenario } from "./scenarios/erasure.js";
 import { foldersScenario } from "./scenarios/folders.js";
 import { notificationsScenario } from "./scenarios/notifications.js";
@@ -35,6 +36,7 @@ const SCENARIOS: Record<string, ScenarioFactory> = {
   recordings: recordingsScenario,
   comments: commentsScenario,
   folders: foldersScenario,
+  directory: directoryScenario,
   notifications: notificationsScenario,
   webhooks: webhooksScenario,
   erasure: erasureScenario,

@@ -25,6 +25,8 @@ export interface Sizes {
   readonly erasure: { readonly records: number };
   /** Comments in the store (threads of three), over `documents` documents of one organization. */
   readonly comments: { readonly total: number; readonly documents: number };
+  /** Organization-level users and documents of the one organization of the directory operations (issue #11). */
+  readonly directory: { readonly users: number; readonly documents: number };
 }
 
 export const FULL: Sizes = {
@@ -39,6 +41,7 @@ export const FULL: Sizes = {
   webhooks: { backlogEvents: 10_000, pacedS: 10 },
   erasure: { records: 100_000 },
   comments: { total: 1_000_000, documents: 1000 },
+  directory: { users: 100_000, documents: 10_000 },
 };
 
 export const QUICK: Sizes = {
@@ -53,4 +56,5 @@ export const QUICK: Sizes = {
   webhooks: { backlogEvents: 1_000, pacedS: 2 },
   erasure: { records: 20_000 },
   comments: { total: 30_000, documents: 20 },
+  directory: { users: 2_000, documents: 200 },
 };
