@@ -23,21 +23,6 @@ export function nextPageToken(
   return next === null ? "" : ctx.pageTokens.seal(ctx.workspace.id, query, next, now);
 }
 
-/**
- * The tail of a keyset query that fetched `limit + 1` rows: the page, and the key of its
- * last row when the extra row shows that more follow (null on the last page).
- */
-export function keysetTail<R, K>(
-  rows: R[],
-  limit: number,
-  key: (last: R) => K,
-): { rows: R[]; next: K | null } {
-  const more = rows.length > limit;
-  const page = more ? rows.slice(0, limit) : rows;
-  const last = page.at(-1);
-  return { rows: page, next: more && last !== undefined ? key(last) : null };
-}
-
 /** The (timestamp, id) position of a keyset walk, as lists ordered by time store it in a page token. */
 export type TimeSortKey = readonly [timestamp: number, id: string];
 

@@ -198,6 +198,12 @@ forEachDialect(
           { folderId: "leaf", parentFolderId: "mid" },
         ],
       });
+      // The folder delete took the document placed below it (COMPAT §A.4): place it again.
+      await ok(server(), "/v2/organizations/documents/add", {
+        organizationId: org,
+        folderId: "leaf",
+        documents: [{ documentId: "doc" }],
+      });
       const listed = await ok(server(), "/v2/auth/permissions/get", {
         organizationId: org,
         userIds: ["u-mid", "u-top"],

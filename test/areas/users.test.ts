@@ -80,7 +80,10 @@ forEachDialect("users add, get, update, delete", (server) => {
       organizationId: org,
       documentIds: ["lazy-doc"],
     });
-    expect(none.data).toEqual([]);
+    // No record (COMPAT §A.5: an unknown id answers its not-found item in place).
+    expect(none.data).toEqual([
+      { id: "lazy-doc", success: false, code: "not-found", message: "Document does not exist" },
+    ]);
     const atDoc = await ok(server(), "/v2/users/get", { organizationId: org, documentId: "lazy-doc" });
     expect(atDoc.data).toEqual([{ userId: "u1", accessRole: "editor" }]);
     const atOrg = await ok(server(), "/v2/users/get", { organizationId: org });

@@ -26,9 +26,13 @@ const STATUSES = new Set([
   "RESOURCE_EXHAUSTED",
 ]);
 
+/** Error messages COMPAT gives verbatim, which the original writes without a final period. */
+const ORIGINAL_MESSAGES = new Set(["User does not have access to document"]);
+
 /**
  * `{error: {status, message, code?, details?}}` with a 4xx and a canonical client-error status
- * (`code`: the original's extra key on folders delete, COMPAT §E.9).
+ * (`code`: the original's extra key on folders delete, COMPAT §E.9); a sentence ending in a
+ * period unless COMPAT fixes the original's words.
  */
 function isClientError(res: Response): boolean {
   const error = res.body?.error;
@@ -39,7 +43,7 @@ function isClientError(res: Response): boolean {
     typeof error === "object" &&
     STATUSES.has(error.status) &&
     typeof error.message === "string" &&
-    /\.$/.test(error.message) &&
+    (/\.$/.test(error.message) || ORIGINAL_MESSAGES.has(error.message)) &&
     Object.keys(error).every((k) => ["status", "message", "code", "details"].includes(k))
   );
 }

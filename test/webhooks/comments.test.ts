@@ -37,7 +37,12 @@ forEachDialect(
   (server) => {
     const tenants: Tenant[] = [];
     const open = async (config: Record<string, unknown> = {}) => {
-      const t = await tenant(server(), { processedNotificationUrl: "", ...config });
+      // Workspaces of 0.1 (organizationPrivate at the root), so subscribers without a grant are denied.
+      const t = await tenant(
+        server(),
+        { processedNotificationUrl: "", ...config },
+        { defaultAccessType: "organizationPrivate" },
+      );
       tenants.push(t);
       return t;
     };

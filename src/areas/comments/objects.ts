@@ -307,8 +307,6 @@ export const Annotation = named(
 );
 
 export type StatusValue = Static<typeof Status>;
-export type PriorityValue = Static<typeof Priority>;
 export type NewCommentInput = Static<typeof NewComment>;
 export type CommentRecord = Static<typeof Comment>;
 export type AnnotationRecord = Static<typeof Annotation>;
-export type ReactionRecord = Static<typeof ReactionAnnotation>;

@@ -13,7 +13,6 @@ import {
 } from "../../http/schemas.js";
 import { User } from "../../http/user.js";
 import {
-  Agent,
   Annotation,
   AnnotationIdInput,
   Comment,
@@ -271,7 +270,6 @@ export const Counts = Type.Record(
   { description: "documentId → counts." },
 );
 
-export { Agent };
 export type NewAnnotationInput = Static<typeof NewAnnotation>;
 export type AddAnnotationsInput = Static<typeof AddAnnotations>;
 export type GetAnnotationsInput = Static<typeof GetAnnotations>;

@@ -195,7 +195,6 @@ export const DisabledItemResults = Type.Record(
 export type AddDocumentsInput = Static<typeof AddDocuments>;
 export type GetDocumentsInput = Static<typeof GetDocuments>;
 export type UpdateDocumentsInput = Static<typeof UpdateDocuments>;
-export type DeleteDocumentsInput = Static<typeof DeleteDocuments>;
 export type MoveDocumentsInput = Static<typeof MoveDocuments>;
 export type UpdateDocumentsAccessInput = Static<typeof UpdateDocumentsAccess>;
 export type DisableDocumentsInput = Static<typeof DisableDocuments>;

@@ -1,5 +1,5 @@
 import type { Ctx } from "../../context.js";
-import { type Readable, readSnapshot, type WriteTx } from "../../db/handles.js";
+import { readSnapshot, type WriteTx } from "../../db/handles.js";
 import { failedPrecondition, invalidArgument, notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
 import {
@@ -21,18 +21,6 @@ export const FOLDER_NOT_FOUND = "Folder not found.";
 /** Folder operations (and documents placed in folders) need the workspace's advanced queries (DESIGN §5). */
 export function requireAdvancedQueries(ctx: Ctx): void {
   if (!ctx.workspace.advancedQueries) throw failedPrecondition(ADVANCED_QUERIES_OFF);
-}
-
-/** The folder, or NOT_FOUND `Folder not found.`; runs inside a caller's transaction when given one. */
-export async function requireFolder(
-  db: Readable,
-  workspaceId: string,
-  organizationId: string,
-  folderId: string,
-): Promise<store.FolderNode> {
-  const folder = await store.findFolder(db, workspaceId, organizationId, folderId);
-  if (!folder) throw notFound(FOLDER_NOT_FOUND);
-  return folder;
 }
 
 export interface FolderListing {

@@ -6,9 +6,6 @@ export const ChannelValue = Type.Union([Type.Literal("ALL"), Type.Literal("MINE"
   description: "`ALL`: every notification; `MINE`: only those naming the user as a recipient; `NONE`: none.",
 });
 
-export const CHANNELS = ["inbox", "email", "slack"] as const;
-export type Channel = (typeof CHANNELS)[number];
-
 export const NotificationConfig = named(
   "NotificationConfig",
   Closed(

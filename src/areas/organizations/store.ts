@@ -6,7 +6,6 @@ type Db = Readable;
 export {
   findOrganization,
   insertOrganizations,
-  type Organization,
   rowToOrganization,
 } from "../hierarchy/organizations.js";
 

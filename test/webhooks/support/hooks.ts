@@ -7,6 +7,7 @@ import {
 } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { vi } from "vitest";
+import type { NewWorkspace } from "../../../src/areas/workspaces/service.js";
 import type { Credentials, Response, TestServer } from "../../support/server.js";
 import { type Received, Receiver } from "./receiver.js";
 
@@ -32,8 +33,12 @@ export interface Tenant {
   close(): Promise<void>;
 }
 
-export async function tenant(server: TestServer, config: Record<string, unknown> = {}): Promise<Tenant> {
-  const creds = await server.newWorkspace();
+export async function tenant(
+  server: TestServer,
+  config: Record<string, unknown> = {},
+  workspace: NewWorkspace = {},
+): Promise<Tenant> {
+  const creds = await server.newWorkspace(workspace);
   const receiver = await Receiver.start();
   const rawUrl = `${receiver.url}/raw`;
   const processedUrl = `${receiver.url}/processed`;
