@@ -85,6 +85,20 @@ export interface ClaimedJob {
  * one): on PostgreSQL `FOR UPDATE SKIP LOCKED`, so concurrent processes claim different
  * jobs, and the lease then keeps others off it while it runs.
  */
+/**
+ * Whether any job is unfinished: one read, so an idle process's polls never open a write
+ * transaction (on SQLite every write commit costs a WAL sync).
+ */
+export async function hasOpenJob(db: Readable): Promise<boolean> {
+  const row = await db
+    .selectFrom("privacy_jobs")
+    .select("id")
+    .where("completed_at", "is", null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function claimJob(
   db: Kysely<Tables>,
   claim: string,

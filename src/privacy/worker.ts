@@ -1,7 +1,15 @@
 import { setTimeout as sleep, setImmediate as yieldToLoop } from "node:timers/promises";
 import type { Services } from "../context.js";
 import { randomId } from "../lib/ids.js";
-import { type ClaimedJob, claimJob, finishJob, nextTask, pseudonymFor, recordBatch } from "./jobs.js";
+import {
+  type ClaimedJob,
+  claimJob,
+  finishJob,
+  hasOpenJob,
+  nextTask,
+  pseudonymFor,
+  recordBatch,
+} from "./jobs.js";
 import { kindNamed } from "./registry.js";
 
 export interface ErasureLog {
@@ -73,6 +81,7 @@ export class ErasureWorker {
   private async runAll(): Promise<void> {
     const { database, clock, config } = this.services;
     while (!this.stopped) {
+      if (!(await hasOpenJob(database.reader))) return;
       const job = await database.write((trx) =>
         claimJob(trx, this.token, clock.now(), config.erasureLeaseMs),
       );
