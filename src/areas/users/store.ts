@@ -111,11 +111,9 @@ export async function listMembers(
   if (filter.userIds) query = query.where("m.user_id", "in", [...filter.userIds]);
   const after = filter.after;
   if (after) {
+    // A row comparison: both dialects seek the primary key to it (an OR of two ranges would not).
     query = query.where((eb) =>
-      eb.or([
-        eb("m.level_id", ">", after[0]),
-        eb.and([eb("m.level_id", "=", after[0]), eb("m.user_id", ">", after[1])]),
-      ]),
+      eb(eb.refTuple("m.level_id", "m.user_id"), ">", eb.tuple(after[0], after[1])),
     );
   }
   return query.orderBy("m.level_id").orderBy("m.user_id").limit(filter.rows).execute();
