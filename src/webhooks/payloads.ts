@@ -4,7 +4,7 @@
  * front, so retries resend exactly the same JSON.
  */
 
-import { type CommentEventFields, commentPayloads } from "./comment-payloads.js";
+import { COMMENT_ACTIONS, type CommentEventFields, commentPayloads } from "./comment-payloads.js";
 
 type Json = Record<string, unknown>;
 
@@ -64,20 +64,7 @@ export const recordingEvent = (row: {
  * The trigger keys the original names by a word (COMPAT §D.3): `actionType` carries the word,
  * `event` the key. Any other key is its own `actionType`.
  */
-export const ACTION_WORDS: Readonly<Record<string, string>> = {
-  "comment_annotation.add": "newlyAdded",
-  "comment.add": "added",
-  "comment.update": "updated",
-  "comment.delete": "deleted",
-  "comment_annotation.status_change": "statusChanged",
-  "comment_annotation.assign": "assigned",
-  "comment_annotation.priority_change": "priorityChanged",
-  "comment.reaction_add": "reactionAdded",
-  "comment.reaction_delete": "reactionDeleted",
-  "comment_annotation.suggestion_accept": "suggestionAccepted",
-  "comment_annotation.suggestion_reject": "suggestionRejected",
-  "recorder.done": "done",
-};
+export const ACTION_WORDS: Readonly<Record<string, string>> = { ...COMMENT_ACTIONS, "recorder.done": "done" };
 
 export const actionTypeOf = (event: string): string => ACTION_WORDS[event] ?? event;
 
