@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Ctx } from "../../context.js";
 import type { WriteTx } from "../../db/handles.js";
 import { deleteDelta } from "../../quotas/by-verbs.js";
@@ -29,82 +30,60 @@ export type Cascade = (trx: WriteTx, ctx: Ctx, target: CascadeTarget) => Promise
 /** Rows per statement, well under both dialects' parameter limits. */
 export const CASCADE_BATCH = 500;
 
-const activities: Cascade = async (trx, ctx, t) => {
+/**
+ * Deletes the target's rows of a per-document feature table, CASCADE_BATCH at a time, and
+ * hands each batch's keys and stored sizes to `then` (quota release, webhook content).
+ */
+async function deleteFeatureRows(
+  trx: WriteTx,
+  t: CascadeTarget,
+  table: "activities" | "recordings" | "notifications",
+  key: "id" | "annotation_id",
+  then: (keys: string[], sizes: number[]) => Promise<void>,
+): Promise<void> {
+  const inDocuments = t.documentIds ? sql`and document_id in (${sql.join([...t.documentIds])})` : sql``;
   for (;;) {
-    let pick = trx
-      .selectFrom("activities")
-      .select("id")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId);
-    if (t.documentIds) pick = pick.where("document_id", "in", [...t.documentIds]);
-    const gone = await trx
-      .deleteFrom("activities")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId)
-      .where("id", "in", pick.limit(CASCADE_BATCH))
-      .returning((eb) => ["id", eb.fn<number>("octet_length", ["record"]).as("bytes")])
-      .execute();
-    if (gone.length === 0) return;
-    // Activities are accounted by their verbs (migration 0008, src/quotas/by-verbs.ts).
-    await releaseUsage(trx, ctx, deleteDelta(gone.map((row) => Number(row.bytes))));
-    await eraseRecordDeliveries(trx, { ...t, kind: "activity", recordIds: gone.map((row) => row.id) });
-    if (gone.length < CASCADE_BATCH) return;
+    const { rows } = await sql<{ key: string; bytes: number }>`
+      delete from ${sql.table(table)}
+      where workspace_id = ${t.workspaceId} and organization_id = ${t.organizationId}
+        and ${sql.ref(key)} in (
+          select ${sql.ref(key)} from ${sql.table(table)}
+          where workspace_id = ${t.workspaceId} and organization_id = ${t.organizationId} ${inDocuments}
+          limit ${sql.lit(CASCADE_BATCH)})
+      returning ${sql.ref(key)} as key, octet_length(record) as bytes`.execute(trx);
+    if (rows.length === 0) return;
+    await then(
+      rows.map((row) => row.key),
+      rows.map((row) => Number(row.bytes)),
+    );
+    if (rows.length < CASCADE_BATCH) return;
   }
-};
+}
 
-const recordings: Cascade = async (trx, _ctx, t) => {
-  for (;;) {
-    let pick = trx
-      .selectFrom("recordings")
-      .select("annotation_id")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId);
-    if (t.documentIds) pick = pick.where("document_id", "in", [...t.documentIds]);
-    const gone = await trx
-      .deleteFrom("recordings")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId)
-      .where("annotation_id", "in", pick.limit(CASCADE_BATCH))
-      .returning("annotation_id")
-      .execute();
-    if (gone.length === 0) return;
-    const recordIds = gone.map((row) => row.annotation_id);
-    await eraseRecordDeliveries(trx, { ...t, kind: "recording", recordIds });
-    if (gone.length < CASCADE_BATCH) return;
-  }
-};
+/** Activities, accounted by their verbs (migration 0008), with their webhook content. */
+const activities: Cascade = (trx, ctx, t) =>
+  deleteFeatureRows(trx, t, "activities", "id", async (recordIds, sizes) => {
+    await releaseUsage(trx, ctx, deleteDelta(sizes));
+    await eraseRecordDeliveries(trx, { ...t, kind: "activity", recordIds });
+  });
 
-/** Notifications (and their inbox rows), CASCADE_BATCH at a time: accounted by their verbs (migration 0008). */
-const notifications: Cascade = async (trx, ctx, t) => {
-  for (;;) {
-    let pick = trx
-      .selectFrom("notifications")
-      .select("id")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId);
-    if (t.documentIds) pick = pick.where("document_id", "in", [...t.documentIds]);
-    const gone = await trx
-      .deleteFrom("notifications")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId)
-      .where("id", "in", pick.limit(CASCADE_BATCH))
-      .returning((eb) => ["id", eb.fn<number>("octet_length", ["record"]).as("bytes")])
-      .execute();
-    if (gone.length === 0) return;
+/** Recordings (counted by triggers, migration 0007), with their webhook content. */
+const recordings: Cascade = (trx, _ctx, t) =>
+  deleteFeatureRows(trx, t, "recordings", "annotation_id", (recordIds) =>
+    eraseRecordDeliveries(trx, { ...t, kind: "recording", recordIds }),
+  );
+
+/** Notifications and their inbox rows, accounted by their verbs (migration 0008). */
+const notifications: Cascade = (trx, ctx, t) =>
+  deleteFeatureRows(trx, t, "notifications", "id", async (ids, sizes) => {
     await trx
       .deleteFrom("notification_recipients")
       .where("workspace_id", "=", t.workspaceId)
       .where("organization_id", "=", t.organizationId)
-      .where(
-        "notification_id",
-        "in",
-        gone.map((row) => row.id),
-      )
+      .where("notification_id", "in", ids)
       .execute();
-    await releaseUsage(trx, ctx, deleteDelta(gone.map((row) => Number(row.bytes))));
-    if (gone.length < CASCADE_BATCH) return;
-  }
-};
+    await releaseUsage(trx, ctx, deleteDelta(sizes));
+  });
 
 /** Comment threads of the documents (or the organization) with the users they index; counted by triggers (0012). */
 const comments: Cascade = async (trx, _ctx, t) => {
