@@ -30,7 +30,8 @@ interface Organization {
 }
 
 type Grants = Record<string, { organization?: GrantMap; folders?: GrantMap; documents?: GrantMap }>;
-type GrantMap = Record<string, { accessRole: string; expiresAt?: number }>;
+/** permissions get's effective access (COMPAT §A.7): a role, or an error entry; `expiresAt` in seconds. */
+type GrantMap = Record<string, { accessRole?: string; expiresAt?: number; error?: string }>;
 
 /** Folders and documents: the organization's tree, loaded a level at a time, and who holds grants. */
 export function Folders({ session, params }: { session: Session; params: URLSearchParams }) {
@@ -252,7 +253,10 @@ function FolderPanel(props: { session: Session; organizationId: string; folderId
   );
 }
 
-/** Grants are listed per user (the API asks for user ids): the organization's and this folder's. */
+/**
+ * Access is listed per user (the API asks for user ids): the organization's and this
+ * folder's, as permissions get decides it; users without access there get no row.
+ */
 function GrantsLookup({
   session,
   organizationId,
@@ -282,7 +286,11 @@ function GrantsLookup({
   };
   const rows = Object.entries(grants ?? {}).flatMap(([userId, g]) =>
     (["organization", "folders", "documents"] as const).flatMap((kind) =>
-      Object.entries(g[kind] ?? {}).map(([id, grant]) => ({ userId, kind, id, ...grant })),
+      Object.entries(g[kind] ?? {}).flatMap(([id, grant]) =>
+        grant.accessRole === undefined
+          ? []
+          : [{ userId, kind, id, accessRole: grant.accessRole, expiresAt: grant.expiresAt }],
+      ),
     ),
   );
   return (
@@ -318,7 +326,7 @@ function GrantsLookup({
                 </td>
                 <td>{r.accessRole}</td>
                 <td>
-                  <Time ms={r.expiresAt} />
+                  <Time ms={r.expiresAt === undefined ? undefined : r.expiresAt * 1000} />
                 </td>
               </tr>
             ))}
