@@ -4641,7 +4641,8 @@ export interface operations {
                      *             "locationId": 4338125493188208
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -4652,6 +4653,8 @@ export interface operations {
                                 [key: string]: components["schemas"]["CommentAnnotation"][];
                             };
                             message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
                             /** @constant */
                             status: "success";
@@ -8487,7 +8490,8 @@ export interface operations {
                      *             "locationId": 4338125493188208
                      *           }
                      *         ],
-                     *         "pageToken": ""
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
                      *       }
                      *     }
                      */
@@ -8498,6 +8502,8 @@ export interface operations {
                                 [key: string]: components["schemas"]["CommentAnnotation"][];
                             };
                             message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
                             pageToken: string;
                             /** @constant */
                             status: "success";

@@ -258,6 +258,8 @@ forEachDialect(
       do {
         const page = await get(s, { ...base, pageSize: 2, ...(pageToken ? { pageToken } : {}) });
         seen.push(...idsOf(page));
+        // The original's name for the same token, null on the last page (COMPAT §C.2).
+        expect(page.nextPageToken).toBe(page.pageToken === "" ? null : page.pageToken);
         pageToken = page.pageToken;
       } while (pageToken);
       expect(seen).toEqual(["b", "c", "a"]);

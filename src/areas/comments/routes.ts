@@ -60,10 +60,16 @@ export const commentOperations = [
     data: GetAnnotations,
     result: AnnotationList,
     list: true,
+    nextPageToken: true,
     example: EXAMPLES.annotationsGet,
     handle: async (ctx, data) => {
       const page = await getAnnotations(ctx, data);
-      return { message: "Annotation(s) fetched successfully.", data: null, ...page };
+      return {
+        message: "Annotation(s) fetched successfully.",
+        data: null,
+        ...page,
+        nextPageToken: page.pageToken === "" ? null : page.pageToken,
+      };
     },
   }),
   operation({
