@@ -188,7 +188,7 @@ function registerOperation(scope: FastifyInstance, op: Operation, config: Config
       return reply
         .code(op.httpStatus ?? 200)
         .type(JSON_TYPE)
-        .send(render(outcome));
+        .send(render(outcome, op.nextPageToken === true));
     },
   );
 }
@@ -203,12 +203,15 @@ function isAuthFailure(error: unknown): boolean {
   );
 }
 
-/** Serializes the success envelope; `rawData` is spliced in as already-serialized JSON. */
-export function render(outcome: Outcome): string {
+/**
+ * Serializes the success envelope; `rawData` is spliced in as already-serialized JSON.
+ * `withNextPageToken` (the operation's flag, COMPAT §0.1) repeats `pageToken` under the
+ * original's name, null on the last page.
+ */
+export function render(outcome: Outcome, withNextPageToken = false): string {
   const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
   const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
-  const next =
-    outcome.nextPageToken === undefined ? "" : `,"nextPageToken":${JSON.stringify(outcome.nextPageToken)}`;
+  const next = withNextPageToken ? `,"nextPageToken":${JSON.stringify(outcome.pageToken || null)}` : "";
   const extras = outcome.resultExtras ? JSON.stringify(outcome.resultExtras).slice(1, -1) : "";
   const tail =
     (outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`) +

@@ -7,8 +7,6 @@ export interface Outcome {
   readonly data: unknown;
   /** List operations only: `""` on the last page. */
   readonly pageToken?: string;
-  /** Operations with `nextPageToken` (COMPAT §0.1): the same token, null on the last page. */
-  readonly nextPageToken?: string | null;
   /**
    * List operations may hand over `data` already serialized as a JSON array, so stored
    * records are spliced into the response without a parse/stringify round trip.

@@ -64,12 +64,7 @@ export const commentOperations = [
     example: EXAMPLES.annotationsGet,
     handle: async (ctx, data) => {
       const page = await getAnnotations(ctx, data);
-      return {
-        message: "Annotation(s) fetched successfully.",
-        data: null,
-        ...page,
-        nextPageToken: page.pageToken === "" ? null : page.pageToken,
-      };
+      return { message: "Annotation(s) fetched successfully.", data: null, ...page };
     },
   }),
   operation({

@@ -70,7 +70,6 @@ export const organizationOperations = [
         data: null,
         rawData: `[${page.records.join(",")}]`,
         pageToken: page.pageToken,
-        nextPageToken: page.pageToken === "" ? null : page.pageToken,
       };
     },
   }),

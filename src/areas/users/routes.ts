@@ -71,7 +71,6 @@ export const userOperations = [
         data: null,
         rawData: page.rawData,
         pageToken: page.pageToken,
-        nextPageToken: page.pageToken || null,
       };
     },
   }),
