@@ -32,6 +32,9 @@ export interface PeerMeasure {
   readonly label: string;
   /** The activities get body of one request (a random document). */
   readonly body: () => string;
+  /** The activities add body of one request, and how many records it carries. */
+  readonly addBody: () => string;
+  readonly addBatch: number;
   log(message: string): void;
 }
 
@@ -92,10 +95,60 @@ async function measurePeer(path: string, options: PeerMeasure): Promise<Row[]> {
         `${options.dialect}: peer round ${r + 1}: collabd get ${collabdGet.rps.toFixed(0)}, peer get ${peerGet.rps.toFixed(0)}, raw echo ${rawEcho.rps.toFixed(0)}, own echo ${ownEcho.rps.toFixed(0)} req/s`,
       );
     }
-    return peerRows(options, results, pageBytes);
+    const writes: { collabdAdd: LoadResult; peerAdd: LoadResult }[] = [];
+    for (let r = 0; r < rounds(sizes); r++) {
+      const collabdAdd = await run(options.url, "/v2/activities/add", options.addBody);
+      const peerAdd = await run(peer.url, "/v2/activities/add", options.addBody, false);
+      writes.push({ collabdAdd, peerAdd });
+      options.log(
+        `${options.dialect}: peer write round ${r + 1}: collabd add ${count(collabdAdd.rps * options.addBatch)}, peer add ${count(peerAdd.rps * options.addBatch)} records/s`,
+      );
+    }
+    return [...peerRows(options, results, pageBytes), ...peerWriteRows(options, writes)];
   } finally {
     for (const child of children) await child.stop();
   }
+}
+
+/**
+ * The write floor: collabd's durable add against the peer's (one transaction and one fsync per
+ * request, no group commit), round by round; the target row stays the scenario's own add row.
+ */
+function peerWriteRows(
+  options: PeerMeasure,
+  writes: readonly { collabdAdd: LoadResult; peerAdd: LoadResult }[],
+): Row[] {
+  const { dialect, addBatch } = options;
+  const toPeer = median(writes.map((w) => w.collabdAdd.rps / w.peerAdd.rps));
+  const middle = [...writes].sort((a, b) => a.peerAdd.rps - b.peerAdd.rps)[Math.floor(writes.length / 2)]!;
+  const perRound = writes
+    .map((w) => `${count(w.collabdAdd.rps * addBatch)} / ${count(w.peerAdd.rps * addBatch)}`)
+    .join(" · ");
+  return [
+    {
+      ...loadRow(
+        {
+          operation: `peer: activities add on Fastify + better-sqlite3 (batches of ${addBatch}, one transaction and fsync per request, synchronous = FULL; own process)`,
+          dialect,
+        },
+        middle.peerAdd,
+        undefined,
+        { count: addBatch, unit: "records/s" },
+      ),
+      reference: true,
+    },
+    valueRow(
+      {
+        operation: `activities add (batches of ${addBatch}, durable) against the peer, ${writes.length} rounds`,
+        dialect,
+      },
+      {
+        target: "–",
+        measured: `${pct(toPeer)} of the peer (median of rounds; records/s collabd add / peer add: ${perRound})`,
+        met: null,
+      },
+    ),
+  ];
 }
 
 function median(values: readonly number[]): number {

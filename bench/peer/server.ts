@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import Database from "better-sqlite3";
 import Fastify from "fastify";
@@ -10,9 +11,14 @@ import Fastify from "fastify";
  * `bench/peer/seed.ts`); prints `{"port": N}` once listening on 127.0.0.1. It answers the
  * same body and about the same bytes as collabd's `/v2/activities/get`, so the two runs
  * compare what collabd adds over the simplest server of the same records.
+ *
+ * Its activities add is the same team's durable write: one transaction per request, each
+ * record its JSON under a new id, `synchronous = FULL` so the answer comes after the WAL is
+ * on disk (what collabd guarantees), without group commit, quotas, webhooks or validation.
  */
 const db = new Database(process.argv[2], { fileMustExist: true });
 db.pragma("journal_mode = WAL");
+db.pragma("synchronous = FULL");
 const firstPage = db.prepare(
   "SELECT id, timestamp, body FROM activities WHERE organization_id = ? AND document_id = ? " +
     "ORDER BY timestamp DESC, id DESC LIMIT ?",
@@ -46,6 +52,27 @@ app.post<{ Body: GetBody }>("/v2/activities/get", async (request) => {
       pageToken: more && last ? `${last.timestamp}:${last.id}` : "",
     },
   };
+});
+
+interface AddBody {
+  data: { organizationId: string; documentId: string; activities: Record<string, unknown>[] };
+}
+const insert = db.prepare("INSERT INTO activities VALUES (?, ?, ?, ?, ?)");
+const insertAll = db.transaction((rows: readonly PeerRow[], organizationId: string, documentId: string) => {
+  for (const row of rows) insert.run(row.id, organizationId, documentId, row.timestamp, row.body);
+});
+
+app.post<{ Body: AddBody }>("/v2/activities/add", async (request) => {
+  const { organizationId, documentId, activities } = request.body.data;
+  const timestamp = Date.now();
+  const rows = activities.map((activity) => {
+    const id = randomUUID();
+    const record = { ...activity, id, metadata: { organizationId, documentId }, timestamp };
+    return { id, timestamp, body: JSON.stringify(record) };
+  });
+  insertAll(rows, organizationId, documentId);
+  const message = "Activity(s) added successfully.";
+  return { result: { message, data: { success: true, message } } };
 });
 
 function cursor(token: string): [number, string] {

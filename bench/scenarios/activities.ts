@@ -88,6 +88,15 @@ export function activitiesScenario(sizes: Sizes): Scenario {
       const run = (path: string, body: () => string, connections = sizes.connections) =>
         load({ url, path, durationS: sizes.durationS, connections, body });
       const randomDocument = () => documents[Math.floor(Math.random() * documents.length)] ?? walk;
+      const addBatch = Array.from({ length: ADD_BATCH }, (_, i) => sampleActivity(i));
+      const addBody = () =>
+        JSON.stringify({
+          data: {
+            organizationId: "bench-org-add",
+            documentId: `add-doc-${addCounter++ % 100}`,
+            activities: addBatch,
+          },
+        });
 
       const get = await run("/v2/activities/get", () =>
         JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } }),
@@ -109,6 +118,8 @@ export function activitiesScenario(sizes: Sizes): Scenario {
               url,
               label: `pageSize 20, one document, ${count(total)} records`,
               body: () => JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } }),
+              addBody,
+              addBatch: ADD_BATCH,
               log,
             })),
           );
@@ -117,16 +128,7 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         }
       }
 
-      const addBatch = Array.from({ length: ADD_BATCH }, (_, i) => sampleActivity(i));
-      const add = await run("/v2/activities/add", () =>
-        JSON.stringify({
-          data: {
-            organizationId: "bench-org-add",
-            documentId: `add-doc-${addCounter++ % 100}`,
-            activities: addBatch,
-          },
-        }),
-      );
+      const add = await run("/v2/activities/add", addBody);
       const recordsPerS = add.rps * ADD_BATCH;
       rows.push(
         loadRow(
