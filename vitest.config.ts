@@ -6,6 +6,7 @@ export const config = defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    globalSetup: ["test/support/global-setup.ts"],
     reporters: ["default"],
   },
 });

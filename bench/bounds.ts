@@ -48,7 +48,7 @@ async function main(): Promise<void> {
       ...(process.env.PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.PROF}`] : []),
       "--import",
       PROBE,
-      process.env.BOUNDS_SERVER ?? resolve(import.meta.dirname, "../dist/main.js"),
+      process.env.BOUNDS_SERVER ?? resolve(import.meta.dirname, "../dist/bundle/collabd.js"),
       "serve",
     ],
     {

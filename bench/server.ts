@@ -7,7 +7,7 @@ import { BENCH_CREDS } from "./client.js";
 
 export const BENCH_SECRET = "collabd-bench-secret-0123456789abcdef0123456789";
 
-/** The built server (`dist/main.js serve`) in its own process, as an operator would run it. */
+/** The built server (`dist/bundle/collabd.js serve`) in its own process, as an operator would run it. */
 export interface BenchServer {
   readonly url: string;
   readonly pid: number;
@@ -36,7 +36,7 @@ export async function startBenchServer(
   const profile = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(cpuProfDir)}`] : [];
   const child: ChildProcess = spawn(
     process.execPath,
-    [...profile, resolve(import.meta.dirname, "../dist/main.js"), "serve"],
+    [...profile, resolve(import.meta.dirname, "../dist/bundle/collabd.js"), "serve"],
     {
       env: {
         ...process.env,

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The package's bin: runs the compiled CLI (`npm ci` builds it through the prepare script).
-import "../dist/main.js";
+// The package's bin: runs the bundled CLI (`npm ci` builds it through the prepare script).
+import "../dist/bundle/collabd.js";

@@ -1,13 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { resolve } from "node:path";
+import { SERVER_BUNDLE } from "../../scripts/bundle.js";
 
-const ENTRY = resolve(import.meta.dirname, "../../src/main.ts");
+/**
+ * The bundled server, as `npm start` runs it (built from the sources by the tests' global
+ * setup); stack traces point into the sources through its source map.
+ */
+const COMMAND = ["--enable-source-maps", SERVER_BUNDLE];
 
 /**
  * Spawned servers are one process unless a test asks for more (COLLABD_WORKERS in its env):
  * on PostgreSQL the default is one worker per core plus a supervisor, three processes
- * loading the sources on the shared test machine. test/reliability/workers.test.ts and the
+ * starting on the shared test machine. test/reliability/workers.test.ts and the
  * scale-out test cover several processes.
  */
 const ONE_PROCESS = { COLLABD_WORKERS: "1" };
@@ -18,9 +22,9 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `collabd <args>` from source in a child process with the given environment. */
+/** Runs `collabd <args>` in a child process with the given environment. */
 export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
+  const child = spawn(process.execPath, [...COMMAND, ...args], {
     env: { ...process.env, ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -49,7 +53,7 @@ export interface ServeProcess {
 }
 
 export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve"], {
+  const child = spawn(process.execPath, [...COMMAND, "serve"], {
     env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -92,7 +96,7 @@ export interface SpawnedServe {
 }
 
 export function spawnServe(env: Record<string, string>): SpawnedServe {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve"], {
+  const child = spawn(process.execPath, [...COMMAND, "serve"], {
     env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
