@@ -126,6 +126,35 @@ forEachDialect("notifications add and get", (server) => {
     expect(ids(await get(server(), { organizationId: "org-re", userId: "b" }))).toEqual(["n"]);
   });
 
+  it("answers every concurrent add of one new id, the notification stored once with one of them", async () => {
+    // On PostgreSQL the adds run in parallel transactions: without the id's lock each found
+    // nothing to replace and all but one failed on the primary key (a 500).
+    const bodies = Array.from({ length: 16 }, (_, i) => `v${i}`);
+    const answers = await Promise.all(
+      bodies.map((body, i) =>
+        server().call(
+          "/v2/notifications/add",
+          notification({
+            organizationId: "org-race",
+            notificationId: "same",
+            notifyUsers: [user(`r${i}`)],
+            displayBodyMessage: body,
+          }),
+        ),
+      ),
+    );
+    expect(answers.map((res) => res.status)).toEqual(bodies.map(() => 200));
+    const all = await get(server(), { organizationId: "org-race" });
+    expect(ids(all)).toEqual(["same"]);
+    const winner = bodies.indexOf(all.data[0]!.displayBodyMessage);
+    expect(winner).toBeGreaterThanOrEqual(0);
+    // Its recipients are the winner's alone: a replaced add leaves none behind.
+    for (const [i] of bodies.entries())
+      expect(ids(await get(server(), { organizationId: "org-race", userId: `r${i}` }))).toEqual(
+        i === winner ? ["same"] : [],
+      );
+  });
+
   it("filters by document, location, recipient and ids, combined with AND", async () => {
     const org = "org-filter";
     await add(

@@ -50,6 +50,9 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
   const workspaceId = ctx.workspace.id;
   const named = uniqueUsers(input.notifyUsers ?? []);
   return ctx.write(async (trx) => {
+    // Two requests writing one new client-chosen id run one after the other, the second replacing.
+    if (input.notificationId !== undefined)
+      await store.lockNotificationId(trx, workspaceId, organizationId, input.notificationId);
     const now = ctx.clock.now();
     // COMPAT §A.6: by default the organization-level users (§C.4) are recipients too.
     const everyone =

@@ -1,7 +1,7 @@
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
-import { lockedForUpdate } from "../../db/transactions.js";
+import { lockedForUpdate, lockKeys } from "../../db/transactions.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 import { withUserState } from "./record.js";
 
@@ -31,6 +31,23 @@ export type Page = FilledPage<SortKey>;
  * 1000 notifications (the API's maximum) is one statement per step, not six.
  */
 const chunks = <T>(items: readonly T[]) => fixedBatches(items, 1000);
+
+/** The first key of the advisory locks on client-chosen notification ids (the second is the id's hash). */
+const ID_LOCKS = 0x6e_6f_74;
+
+/**
+ * Queues writers of one client-chosen notification id until commit (PostgreSQL; SQLite has one
+ * writer): without it two concurrent adds of a new id both find nothing to replace, and the
+ * second insert fails on the primary key.
+ */
+export async function lockNotificationId(
+  db: WriteTx,
+  workspaceId: string,
+  organizationId: string,
+  id: string,
+): Promise<void> {
+  await lockKeys(db, ID_LOCKS, [JSON.stringify([workspaceId, organizationId, id])]);
+}
 
 /**
  * Inserts a notification with its recipients, replacing any notification with that id
