@@ -71,7 +71,7 @@ export async function startBenchServer(
     await new Promise((r) => setTimeout(r, 5));
   }
   const readyMs = performance.now() - started;
-  // With COLLABD_WORKERS > 1 the service is the supervisor and its workers: RSS is their sum.
+  // With COLLABD_WORKERS > 1 the service is the supervisor and its workers: memory is theirs together.
   const rss = () => treeRss(child.pid!);
   let peak = rss();
   const sampler = setInterval(() => {
@@ -95,18 +95,35 @@ export async function startBenchServer(
   };
 }
 
-/** Resident set size of a process and its descendants, in bytes (0 once gone). */
+/**
+ * Resident memory of a process and its descendants, in bytes (0 once gone): every process's
+ * private pages, plus the shared ones of the process that has most, counted once. For one
+ * process that is its RSS. For a supervisor and workers, summing RSS would count the node
+ * binary and libraries (~50 MB of file pages the kernel holds once) in every process.
+ */
 function treeRss(pid: number): number {
+  let privateBytes = 0;
+  let sharedBytes = 0;
+  for (const one of [pid, ...descendants(pid)]) {
+    try {
+      const rollup = readFileSync(`/proc/${one}/smaps_rollup`, "utf8");
+      const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(rollup)?.[1] ?? 0);
+      privateBytes += (kb("Private_Clean") + kb("Private_Dirty")) * 1024;
+      sharedBytes = Math.max(sharedBytes, (kb("Shared_Clean") + kb("Shared_Dirty")) * 1024);
+    } catch {}
+  }
+  return privateBytes + sharedBytes;
+}
+
+function descendants(pid: number): number[] {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const own = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
       .trim()
       .split(/\s+/)
       .filter(Boolean);
-    return own + children.reduce((sum, child) => sum + treeRss(Number(child)), 0);
+    return children.flatMap((child) => [Number(child), ...descendants(Number(child))]);
   } catch {
-    return 0;
+    return [];
   }
 }
 

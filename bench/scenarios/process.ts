@@ -7,7 +7,8 @@ const MB = 1024 * 1024;
 /**
  * Process-level figures, read last: spawn to the first /healthz 200 on the seeded
  * database (the server starts after every scenario has seeded), and the server's peak
- * RSS while every other scenario ran its load (sampled every 100 ms).
+ * RSS while every other scenario ran its load (sampled every 100 ms; with several
+ * processes, their private pages plus the shared ones counted once: bench/server.ts).
  */
 export function processScenario(sizes: Sizes): Scenario {
   const { activities, recordings, folders, notifications } = sizes;
@@ -29,7 +30,10 @@ export function processScenario(sizes: Sizes): Scenario {
           },
         ),
         valueRow(
-          { operation: `RSS under load, peak over the whole run (${stored})`, dialect },
+          {
+            operation: `RSS under load, peak over the whole run (${stored}; all the service's processes, shared pages once)`,
+            dialect,
+          },
           {
             target: "≤ 250 MB",
             measured: `${peak.toFixed(0)} MB (${now.toFixed(0)} MB at the end)`,
