@@ -57,15 +57,12 @@ export function startWriter(services: Services, logger: Logger): Writer {
 
 /**
  * The writer's end of forwarded writes (SQLite with COLLABD_WORKERS > 1; src/http/forward.ts):
- * runs each forwarded operation on this process's database — its group commit and WAL sync —
- * and answers the Outcome once the write is durable, or the error as plain data. An internal
- * error is logged here, where its stack is; the worker answers it as one process would.
+ * answers each worker's request on this process's database — its group commit and WAL sync.
  * Returns a function that resolves once no forwarded request is running.
  */
 function serveForwardedWrites(services: Services, logger: Logger): () => Promise<void> {
-  const byPath = new Map<string, Operation>(withAliases(allOperations).map((op) => [op.path, op]));
+  const answer = forwardedWrites(services, logger.child({ component: "writer" }));
   const running = new Set<Promise<void>>();
-  const log = logger.child({ component: "writer" });
   cluster.on("message", (worker: Worker, message: ForwardRequest) => {
     if (message?.type !== FORWARD) return;
     const done = answer(message).then((reply) => {
@@ -75,13 +72,27 @@ function serveForwardedWrites(services: Services, logger: Logger): () => Promise
     running.add(done);
     void done.finally(() => running.delete(done));
   });
+  return async () => {
+    while (running.size > 0) await Promise.allSettled([...running]);
+  };
+}
 
-  async function answer(message: ForwardRequest): Promise<ForwardAnswer> {
+/**
+ * Runs one forwarded request: the operation at its path with the worker's workspace and
+ * request id, answered with the Outcome once the write is durable, or with the error as
+ * plain data. An internal error is logged here, where its stack is; the worker answers it
+ * as one process would (500, or 503 for the database).
+ */
+export function forwardedWrites(
+  services: Services,
+  log: { error(fields: object, message: string): void },
+): (message: ForwardRequest) => Promise<ForwardAnswer> {
+  const byPath = new Map<string, Operation>(withAliases(allOperations).map((op) => [op.path, op]));
+  return async (message) => {
     const { id } = message;
     try {
       if (message.kind === "probe") {
-        await services.database.storage.check();
-        const state = services.database.storage.state;
+        const state = await services.database.storage.check();
         if (!state.writable) throw Object.assign(new Error("storage probe failed"), { code: state.code });
         return { type: FORWARD, id, outcome: null };
       }
@@ -97,9 +108,5 @@ function serveForwardedWrites(services: Services, logger: Logger): () => Promise
       }
       return { type: FORWARD, id, error: toWire(error) };
     }
-  }
-
-  return async () => {
-    while (running.size > 0) await Promise.allSettled([...running]);
   };
 }
