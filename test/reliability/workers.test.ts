@@ -343,6 +343,30 @@ describe.runIf(DIALECTS.includes("sqlite"))("COLLABD_WORKERS=2 [sqlite]", () => 
         second.destroy();
       }
 
+      // A user-data erasure asked through a worker runs in the writer, its only erasure worker.
+      const erase = await freshPost(server.url, "/v2/users/data/delete", {
+        userIds: ["u"],
+        organizationIds: ["org-ryw"],
+      });
+      expect(erase.status, JSON.stringify(erase.body)).toBe(202);
+      const jobId = erase.body.result.data.jobId as string;
+      await until(
+        async () => {
+          const status = await freshPost(server.url, "/v2/users/data/delete/status", { jobId });
+          return status.body.result?.data?.isDeleteCompleted === true ? true : undefined;
+        },
+        30_000,
+        "the erasure job to complete",
+      );
+      const erased = await freshPost(server.url, "/v2/activities/get", {
+        organizationId: "org-ryw",
+        pageSize: 50,
+      });
+      expect(
+        erased.body.result.data.map((a: { actionUser: { userId: string } }) => a.actionUser.userId),
+      ).not.toContain("u");
+      figures.push("a user-data erasure asked through a worker completed by the writer");
+
       // The writer's group commits are in the sum /metrics answers, beside the workers' requests.
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
       const adds = /collabd_http_requests_total\{[^}]*operation="\/v2\/activities\/add"[^}]*\} (\d+)/.exec(
