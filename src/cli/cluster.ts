@@ -45,8 +45,8 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   // Before the first fork: a worker may forward a write as soon as it listens.
   const writer: Writer | null = services.database.dialect === "sqlite" ? startWriter(services, logger) : null;
   aggregateMetrics(writer ? [writer.registry] : []);
-  // Structured clone, not JSON, for forwarded requests and answers (docs/decisions.md).
-  cluster.setupPrimary({ serialization: "advanced" });
+  // The IPC channel stays JSON (node's default), not "advanced": no faster for forwarded writes
+  // here, and its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
   const workers = Array.from({ length: config.workers }, () => cluster.fork());
   let stopping = false;
   let exitCode = 0;

@@ -17,7 +17,7 @@ import { forEachDialect } from "../support/server.js";
 /**
  * Writes forwarded to the writer (SQLite with COLLABD_WORKERS > 1, src/http/forward.ts),
  * without processes: a second app on the same database forwards every write to the
- * writer's handler through structured clones, as node:cluster's "advanced" IPC does. Every
+ * writer's handler through JSON, as node:cluster's IPC channel carries them. Every
  * request goes to both apps; the answers must be the same, byte for byte, status and headers
  * that matter. test/reliability/workers.test.ts runs the real processes.
  */
@@ -32,9 +32,9 @@ forEachDialect(
       const { services } = server();
       const answer = forwardedWrites(services, { error: () => {} });
       const forwarder: WriteForwarder = new WriteForwarder((message: ForwardRequest) => {
-        const sent = structuredClone(message);
+        const sent = overIpc(message);
         if (sent.kind === "operation") forwarded.push(sent.path);
-        void answer(sent).then((reply) => forwarder.receive(structuredClone(reply)));
+        void answer(sent).then((reply) => forwarder.receive(overIpc(reply)));
       }, 0);
       forwarding = await buildApp(
         { ...services, database: forwardingDatabase(services.database, forwarder) },
@@ -161,19 +161,24 @@ it("carries errors other than ApiError across so the worker maps them as the wri
     "not even an error",
   ];
   for (const error of errors) {
-    const crossed = fromWire(structuredClone(toWire(error)));
+    const crossed = fromWire(overIpc(toWire(error)));
     expect(toApiError(crossed, 1024), String(error)).toEqual(toApiError(error, 1024));
   }
 });
 
 it("keeps the subclasses the worker's hooks look for: Retry-After and the quota metric's label", () => {
-  const limited = fromWire(structuredClone(toWire(new RateLimited(7, "Too fast"))));
+  const limited = fromWire(overIpc(toWire(new RateLimited(7, "Too fast"))));
   expect(limited).toBeInstanceOf(RateLimited);
   expect(limited).toMatchObject({ retryAfterS: 7, message: "Too fast; retry after 7 s.", httpStatus: 429 });
-  const quota = fromWire(structuredClone(toWire(new QuotaExceeded("folders", 3, "folders"))));
+  const quota = fromWire(overIpc(toWire(new QuotaExceeded("folders", 3, "folders"))));
   expect(quota).toBeInstanceOf(QuotaExceeded);
   expect(quota).toMatchObject({
     quota: "folders",
     message: new QuotaExceeded("folders", 3, "folders").message,
   });
 });
+
+/** What crossing node:cluster's IPC channel (JSON serialization) leaves of a message. */
+function overIpc<T>(message: T): T {
+  return JSON.parse(JSON.stringify(message)) as T;
+}
