@@ -6,7 +6,7 @@ const ENTRY = resolve(import.meta.dirname, "../../src/main.ts");
 
 /**
  * Spawned servers are one process unless a test asks for more (COLLABD_WORKERS in its env):
- * on PostgreSQL the default is one worker per core plus a supervisor, three processes
+ * the default is one worker per core plus a supervisor, three processes
  * loading the sources on the shared test machine. test/reliability/workers.test.ts and the
  * scale-out test cover several processes.
  */
