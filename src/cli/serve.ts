@@ -41,7 +41,11 @@ export async function serve(config: Config): Promise<void> {
   // one writer, which also runs the webhook and erasure workers (src/cli/writer.ts).
   const forward =
     inWorker && services.database.dialect === "sqlite"
-      ? new WriteForwarder((message) => process.send?.(message), config.transport.requestTimeoutMs)
+      ? new WriteForwarder(
+          // A closed channel (the writer died) is no 'error' event: node:cluster ends this worker anyway.
+          (message) => process.send?.(message, undefined, undefined, () => {}),
+          config.transport.requestTimeoutMs,
+        )
       : undefined;
   if (forward) process.on("message", (message) => forward.receive(message));
   const served = forward

@@ -37,6 +37,8 @@ export function startWriter(services: Services, logger: Logger): Writer {
   return {
     registry,
     startBackgroundWork: () => {
+      // A signal that came during start-up: nothing to start, close() follows.
+      if (drained) return;
       delivery = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
       delivery.start();
       erasure = new ErasureWorker(services, logger.child({ component: "erasure" }));
@@ -67,7 +69,8 @@ function serveForwardedWrites(services: Services, logger: Logger): () => Promise
     if (message?.type !== FORWARD) return;
     const done = answer(message).then((reply) => {
       // A worker that exited meanwhile has no one waiting; the write itself is committed or not.
-      if (worker.isConnected()) worker.send(reply);
+      // The callback takes a send error that would otherwise be an 'error' event, fatal here.
+      if (worker.isConnected()) worker.send(reply, undefined, undefined, () => {});
     });
     running.add(done);
     void done.finally(() => running.delete(done));

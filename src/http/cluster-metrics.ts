@@ -69,7 +69,7 @@ export function aggregateMetrics(own: readonly Registry[] = []): void {
         answers.push(metrics);
         if (answers.length === workers.length) done();
       });
-      for (const w of workers) w!.send({ type: GATHER, id });
+      for (const w of workers) w!.send({ type: GATHER, id }, undefined, undefined, () => {});
     });
     gathered
       .then(async () => {
@@ -78,9 +78,14 @@ export function aggregateMetrics(own: readonly Registry[] = []): void {
         return AggregatorRegistry.aggregate([...answers, ...mine]).metrics();
       })
       .then(
-        (text) => worker.send({ type: ASK, id: message.id, text }),
+        (text) => worker.send({ type: ASK, id: message.id, text }, undefined, undefined, () => {}),
         (error: Error) =>
-          worker.send({ type: ASK, id: message.id, text: `# aggregation failed: ${error.message}\n` }),
+          worker.send(
+            { type: ASK, id: message.id, text: `# aggregation failed: ${error.message}\n` },
+            undefined,
+            undefined,
+            () => {},
+          ),
       );
   });
 }
