@@ -182,3 +182,19 @@ it("keeps the subclasses the worker's hooks look for: Retry-After and the quota 
 function overIpc<T>(message: T): T {
   return JSON.parse(JSON.stringify(message)) as T;
 }
+
+it("gives up on a writer that never answers after the request timeout, as 503 UNAVAILABLE", async () => {
+  const forwarder = new WriteForwarder(() => {}, 20);
+  const workspace = {
+    id: "w",
+    name: "w",
+    activityService: true,
+    advancedQueries: true,
+    createdAt: 0,
+    defaultAccessType: "public" as const,
+  };
+  const error = await forwarder.operation("/v2/activities/add", workspace, "r", {}).catch((e: unknown) => e);
+  expect(toApiError(error, 1024)).toMatchObject({ error: { status: "UNAVAILABLE", httpStatus: 503 } });
+  // A late answer for the abandoned request is dropped, not delivered to anyone.
+  forwarder.receive({ type: "collabd:forward", id: 0, outcome: { message: "late", data: null } });
+});
