@@ -51,7 +51,7 @@ export async function startBenchServer(
         COLLABD_LOG_LEVEL: "warn",
         COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS: "true",
         COLLABD_WEBHOOK_RETRY_SCHEDULE: "0",
-        // `--workers N`; unset, the server's default (the number of cores on PostgreSQL, 1 on SQLite).
+        // `--workers N`; unset, the server's default (the number of cores).
         ...(workers ? { COLLABD_WORKERS: workers } : {}),
       },
       stdio: ["ignore", "ignore", "inherit"],

@@ -233,17 +233,18 @@ function checkPostgresUrl(url: string): void {
 }
 
 /**
- * COLLABD_WORKERS (issue #18): on PostgreSQL the number of cores by default, since the
- * processes are stateless and share the database; on SQLite 1 and only 1 — several processes
- * would each hold their own writer and group commit and take turns on the file's write lock
- * with a blocking busy wait (docs/decisions.md, "Several processes").
+ * COLLABD_WORKERS (issue #18): the number of cores by default. On PostgreSQL the processes
+ * are stateless and share the database; on a SQLite file the supervisor is the one writer
+ * and the workers forward every write to it (docs/architecture.md "Processes"). An in-memory
+ * SQLite database lives in one process: 1 by default there, and more is refused.
  */
 function workerCount(env: Env, databaseUrl: string): number {
-  if (databaseUrl.startsWith("sqlite:")) {
+  const url = databaseUrl.slice("sqlite:".length);
+  if (databaseUrl.startsWith("sqlite:") && (url === ":memory:" || url === "")) {
     const workers = integer(env, "COLLABD_WORKERS", 1, 1, 256);
     if (workers > 1) {
       throw new ConfigError(
-        "COLLABD_WORKERS above 1 needs PostgreSQL: a SQLite database is served by one process (set COLLABD_WORKERS=1 or leave it unset).",
+        "COLLABD_WORKERS above 1 needs a database file: an in-memory SQLite database lives in one process (set COLLABD_WORKERS=1 or leave it unset).",
       );
     }
     return workers;

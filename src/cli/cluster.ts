@@ -6,13 +6,14 @@ import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { aggregateMetrics } from "../http/cluster-metrics.js";
 import { openServices } from "../services.js";
+import { startWriter, type Writer } from "./writer.js";
 
 /** Workers get this long after SIGTERM (their own drain is 10 s) before they are killed. */
 const STOP_GRACE_MS = 12_000;
 
 /**
- * `collabd serve` with COLLABD_WORKERS > 1 (PostgreSQL only; docs/architecture.md
- * "Processes"). This process serves nothing itself: it migrates and makes the configured
+ * `collabd serve` with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"). This process
+ * serves no HTTP itself: it migrates and makes the configured
  * credentials valid before any worker starts (so workers never race a migration), checks
  * the port is free (a taken port fails here, as one line, as in one process), forks the
  * workers — each a whole `serve` with its own pool and webhook worker, sharing the port
@@ -22,6 +23,10 @@ const STOP_GRACE_MS = 12_000;
  * others get SIGTERM and the supervisor exits with its code), the way one process's failure
  * would; SIGTERM/SIGINT stop every worker gracefully and exit 0 when all exited 0. If the
  * supervisor dies (SIGKILL), node:cluster makes each worker exit at once.
+ *
+ * On a SQLite file it is also the writer (src/cli/writer.ts): it keeps the database open,
+ * runs every write the workers forward, the webhook delivery and erasure workers and the
+ * WAL checkpointer, and closes the database only once every worker has exited.
  */
 export async function superviseWorkers(config: Config, logger: Logger): Promise<void> {
   const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
@@ -37,13 +42,18 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     throw error;
   }
 
-  aggregateMetrics();
+  // Before the first fork: a worker may forward a write as soon as it listens.
+  const writer: Writer | null = services.database.dialect === "sqlite" ? startWriter(services, logger) : null;
+  aggregateMetrics(writer ? [writer.registry] : []);
+  // The IPC channel stays JSON (node's default), not "advanced": no faster for forwarded writes
+  // here, and its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
   const workers = Array.from({ length: config.workers }, () => cluster.fork());
   let stopping = false;
   let exitCode = 0;
   const live = new Set<Worker>(workers);
   const stopAll = () => {
     stopping = true;
+    writer?.stopping();
     for (const worker of live) worker.process.kill("SIGTERM");
     setTimeout(() => {
       for (const worker of live) worker.process.kill("SIGKILL");
@@ -78,11 +88,13 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     // A worker failed to start and printed its one line; stop the rest and exit with its code.
     if (!stopping) stopAll();
     await allExited;
-    await services.database.close().catch(() => {});
+    await (writer ? writer.close() : services.database.close()).catch(() => {});
     process.exit(exitCode || 1);
   }
   const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
-  await services.database.close();
+  // PostgreSQL: the workers hold the connections; the supervisor's pool is of no more use.
+  if (writer) writer.startBackgroundWork();
+  else await services.database.close();
   if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   logger.info(
     {
@@ -93,6 +105,14 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     "listening",
   );
   await allExited;
+  if (writer) {
+    try {
+      await writer.close();
+    } catch (error) {
+      logger.error({ err: error }, "closing the writer failed");
+      exitCode = exitCode || 1;
+    }
+  }
   process.exit(exitCode);
 }
 

@@ -4,6 +4,7 @@ import pino from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { buildApp } from "../http/app.js";
+import { forwardingDatabase, WriteForwarder } from "../http/forward.js";
 import { openServices } from "../services.js";
 import { DeliveryWorker } from "../webhooks/worker.js";
 import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
@@ -36,18 +37,38 @@ export async function serve(config: Config): Promise<void> {
     !inWorker && config.bootstrapApiKey && config.bootstrapAuthToken
       ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
       : null;
+  // A worker on a SQLite file reads here and forwards every write to the supervisor, the
+  // one writer, which also runs the webhook and erasure workers (src/cli/writer.ts).
+  const forward =
+    inWorker && services.database.dialect === "sqlite"
+      ? new WriteForwarder(
+          // A closed channel (the writer died) is no 'error' event: node:cluster ends this worker anyway.
+          (message) => process.send?.(message, undefined, undefined, () => {}),
+          config.transport.requestTimeoutMs,
+        )
+      : undefined;
+  if (forward) process.on("message", (message) => forward.receive(message));
+  const served = forward
+    ? { ...services, database: forwardingDatabase(services.database, forward) }
+    : services;
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
-  let worker: DeliveryWorker;
+  let worker: DeliveryWorker | null = null;
   try {
     // Configured credentials are known already: make them valid before the first request.
     if (fixed) await bootstrap(services.database.db, services.clock, fixed);
-    app = await buildApp(services, { loggerInstance: logger, defaultMetrics: true });
+    app = await buildApp(served, {
+      loggerInstance: logger,
+      defaultMetrics: true,
+      ...(forward ? { forward } : {}),
+    });
     await app.listen({ port: config.port, host: config.host });
     // Generated credentials only once the address is ours: created and then not shown
     // (the port was taken), they would be lost for good (DESIGN §1).
     const outcome = fixed || inWorker ? null : await bootstrap(services.database.db, services.clock, null);
-    worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
-    worker.start();
+    if (!forward) {
+      worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
+      worker.start();
+    }
     if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   } catch (error) {
     // The caller prints one line and exits; close what is open so nothing is left half-written.
@@ -71,7 +92,7 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    await Promise.all([app?.close(), worker.stop(WEBHOOK_DRAIN_MS)]);
+    await Promise.all([app?.close(), worker?.stop(WEBHOOK_DRAIN_MS)]);
     await services.database.close();
     process.exit(0);
   };

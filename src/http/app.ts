@@ -18,6 +18,7 @@ import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
+import { ForwardWrite, type WriteForwarder } from "./forward.js";
 import { withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
@@ -39,6 +40,11 @@ export interface AppOptions {
   /** Process-level metrics (event loop, memory); off in tests, where many apps share a process. */
   readonly defaultMetrics?: boolean;
   readonly operations?: readonly Operation[];
+  /**
+   * A worker of a SQLite service with COLLABD_WORKERS > 1 (src/cli/writer.ts): requests that
+   * write are re-run in the writer process, and the erasure worker runs there, not here.
+   */
+  readonly forward?: WriteForwarder;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -136,10 +142,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     );
   }
 
-  // User-data erasure jobs run in every serving process, on the request path's writer (src/privacy/worker.ts).
-  const erasure = new ErasureWorker(services, app.log);
-  app.addHook("onReady", async () => erasure.start());
-  app.addHook("onClose", async () => erasure.stop());
+  // User-data erasure jobs run in every serving process that writes, on the request path's
+  // writer (src/privacy/worker.ts); a forwarding worker leaves them to the writer process.
+  if (!options.forward) {
+    const erasure = new ErasureWorker(services, app.log);
+    app.addHook("onReady", async () => erasure.start());
+    app.addHook("onClose", async () => erasure.stop());
+  }
 
   const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);
   const failures = new AuthFailureLimiter(config.transport.authFailuresPerMinute, services.clock);
@@ -167,7 +176,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       request.ctx = contextFor(services, workspace, request.id);
     });
     const bodySchema = bodySchemas(config);
-    for (const op of operations) registerOperation(scope, op, bodySchema);
+    const run = forwarding(services, options.forward);
+    for (const op of operations) registerOperation(scope, op, bodySchema, run);
   });
 
   return app;
@@ -190,10 +200,39 @@ function bodySchemas(config: Config): (op: Operation) => object {
   };
 }
 
+type Run = (op: Operation, ctx: Ctx, data: never) => Promise<Outcome>;
+
+/**
+ * How a route runs its operation: here, or — in a forwarding worker, once the handler
+ * reaches `ctx.write` — again in the writer process, whose answer (Outcome or error) is
+ * this request's. Storage faults of forwarded writes feed this process's `/healthz`.
+ * An operation seen to write once goes to the writer straight away from then on: its
+ * reads and validation are not done twice (the writer answers the same errors).
+ */
+function forwarding(services: Services, forward: WriteForwarder | undefined): Run {
+  if (!forward) return (op, ctx, data) => op.handle(ctx, data);
+  const writers = new WeakSet<Operation>();
+  const inWriter = (op: Operation, ctx: Ctx, data: unknown) =>
+    services.database.storage.watch(
+      forward.operation(op.aliasOf?.path ?? op.path, ctx.workspace, ctx.requestId, data),
+    );
+  return async (op, ctx, data) => {
+    if (writers.has(op)) return inWriter(op, ctx, data);
+    try {
+      return await op.handle(ctx, data);
+    } catch (error) {
+      if (!(error instanceof ForwardWrite)) throw error;
+      writers.add(op);
+      return inWriter(op, ctx, data);
+    }
+  };
+}
+
 function registerOperation(
   scope: FastifyInstance,
   op: Operation,
   bodySchema: (op: Operation) => object,
+  run: Run,
 ): void {
   scope.post(
     op.path,
@@ -214,7 +253,7 @@ function registerOperation(
         : {}),
     },
     async (request, reply) => {
-      const outcome = await op.handle(request.ctx, (request.body as { data: never }).data);
+      const outcome = await run(op, request.ctx, (request.body as { data: never }).data);
       return reply
         .code(op.httpStatus ?? 200)
         .type(JSON_TYPE)

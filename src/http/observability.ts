@@ -26,7 +26,8 @@ export function registerObservability(
 ): Registry {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: "collabd_" });
-  registerStorageMetrics(app, database, registry);
+  const stopStorageMetrics = registerStorageMetrics(app.log, database, registry);
+  app.addHook("onClose", async () => stopStorageMetrics());
   shareMetrics(registry);
   const requests = new Counter({
     name: "collabd_http_requests_total",

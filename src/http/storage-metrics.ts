@@ -1,5 +1,4 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { FastifyInstance } from "fastify";
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
 import type { Database } from "../db/database.js";
 
@@ -11,7 +10,11 @@ const CHECKPOINT_LOG_EVERY_MS = 60_000;
  * commit sizes, WAL sync latency and checkpoints (SQLite), statement cache sizes, and how
  * long the event loop was blocked, which is what a large batch costs every other request.
  */
-export function registerStorageMetrics(app: FastifyInstance, database: Database, registry: Registry): void {
+export function registerStorageMetrics(
+  log: { error(fields: object, message: string): void },
+  database: Database,
+  registry: Registry,
+): () => void {
   const registers = [registry];
   const jobs = new Histogram({
     name: "collabd_group_commit_jobs",
@@ -59,7 +62,7 @@ export function registerStorageMetrics(app: FastifyInstance, database: Database,
       failures += 1;
       if (performance.now() - lastLogged >= CHECKPOINT_LOG_EVERY_MS) {
         lastLogged = performance.now();
-        app.log.error(
+        log.error(
           { error, failures },
           "WAL checkpoint failed; the writer's auto-checkpoint keeps the WAL bounded meanwhile",
         );
@@ -89,7 +92,6 @@ export function registerStorageMetrics(app: FastifyInstance, database: Database,
   // Sampled every 10 ms by libuv; read and reset at each scrape.
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
-  app.addHook("onClose", async () => delay.disable());
   new Gauge({
     name: "collabd_event_loop_delay_seconds",
     help: "Event-loop delay since the previous scrape: the 99th percentile and the longest block (quantile 1).",
@@ -102,4 +104,6 @@ export function registerStorageMetrics(app: FastifyInstance, database: Database,
       delay.reset();
     },
   });
+  // Stops the event-loop sampling (the app's onClose, the writer's exit).
+  return () => delay.disable();
 }

@@ -25,6 +25,8 @@ export function registerQuotaMetrics(app: FastifyInstance, registry: Registry, s
     name: "collabd_quota_limit",
     help: "The configured per-workspace quota (0: unlimited).",
     labelNames: ["quota"],
+    // Every process reports the same value: several workers' /metrics is their max, not their sum.
+    aggregator: "max",
     registers: [registry],
   });
   for (const q of QUOTAS) limits.set({ quota: q.name }, config.quotas[q.limit]);
@@ -33,6 +35,7 @@ export function registerQuotaMetrics(app: FastifyInstance, registry: Registry, s
     name: "collabd_quota_usage_max",
     help: "The highest usage of any one workspace, by quota: compare with collabd_quota_limit.",
     labelNames: ["quota"],
+    aggregator: "max",
     registers: [registry],
     async collect() {
       const row = await database.reader
@@ -52,6 +55,7 @@ export function registerQuotaMetrics(app: FastifyInstance, registry: Registry, s
   new Gauge({
     name: "collabd_storage_writes_failing",
     help: "1 while writes fail for want of storage (full disk, I/O error); see /healthz.",
+    aggregator: "max",
     registers: [registry],
     collect() {
       this.set(database.storage.state.writable ? 0 : 1);

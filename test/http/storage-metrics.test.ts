@@ -19,7 +19,7 @@ it("counts failed checkpoints and logs them, once a minute at most", async () =>
     cacheSizes: () => [],
   } as unknown as Database;
   const registry = new Registry();
-  registerStorageMetrics(app, database, registry);
+  const stop = registerStorageMetrics(app.log, database, registry);
   try {
     monitor.checkpoint?.("ok");
     monitor.checkpoint?.("failed", "SqliteError: disk I/O error");
@@ -32,6 +32,7 @@ it("counts failed checkpoints and logs them, once a minute at most", async () =>
     expect(errors[0]).toMatchObject({ error: "SqliteError: disk I/O error", failures: 1 });
     expect(String(errors[0]!.msg)).toContain("checkpoint failed");
   } finally {
+    stop();
     await app.close();
   }
 });

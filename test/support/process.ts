@@ -10,7 +10,7 @@ const COMMAND = ["--enable-source-maps", SERVER_BUNDLE];
 
 /**
  * Spawned servers are one process unless a test asks for more (COLLABD_WORKERS in its env):
- * on PostgreSQL the default is one worker per core plus a supervisor, three processes
+ * the default is one worker per core plus a supervisor, three processes
  * starting on the shared test machine. test/reliability/workers.test.ts and the
  * scale-out test cover several processes.
  */

@@ -1,0 +1,179 @@
+import type { Workspace } from "../context.js";
+import type { Database } from "../db/database.js";
+import { StorageHealth } from "../db/storage-faults.js";
+import { ApiError, CodedApiError, type ErrorDetail, type ErrorStatus } from "../errors.js";
+import { QuotaExceeded, type QuotaName } from "../quotas/check.js";
+import type { Outcome } from "./operation.js";
+import { RateLimited } from "./rate-limit.js";
+
+/*
+ * Writes forwarded to the one writer process (SQLite with COLLABD_WORKERS > 1,
+ * docs/architecture.md "Processes"). A worker's `ctx.write` rejects with ForwardWrite
+ * before touching the database; the route catches it and re-runs the whole operation in
+ * the writer (src/cli/writer.ts), which answers the Outcome or the error as plain data.
+ * Reads before the first write have no side effects, so running them twice is harmless.
+ */
+
+export const FORWARD = "collabd:forward";
+
+/** Thrown by a worker's `ctx.write`: "run this request in the writer". Never reaches a client. */
+export class ForwardWrite extends Error {
+  constructor() {
+    super("writes are forwarded to the writer process");
+  }
+}
+
+/** What a worker asks the writer. `kind: "probe"` is `/healthz`'s storage probe. */
+export type ForwardRequest =
+  | {
+      readonly type: typeof FORWARD;
+      readonly id: number;
+      readonly kind: "operation";
+      readonly path: string;
+      readonly workspace: Workspace;
+      readonly requestId: string;
+      readonly data: unknown;
+    }
+  | { readonly type: typeof FORWARD; readonly id: number; readonly kind: "probe" };
+
+export type ForwardAnswer =
+  | { readonly type: typeof FORWARD; readonly id: number; readonly outcome: Outcome | null }
+  | { readonly type: typeof FORWARD; readonly id: number; readonly error: WireError };
+
+/** An error as plain data: enough for the worker's error handler to answer exactly what the writer's would. */
+export interface WireError {
+  readonly api?: {
+    readonly status: ErrorStatus;
+    readonly message: string;
+    readonly details?: readonly ErrorDetail[];
+    readonly httpStatus: number;
+    readonly code?: string;
+    readonly retryAfterS?: number;
+    readonly quota?: QuotaName;
+  };
+  /** Anything else: what toApiError looks at (code, statusCode, a RangeError's message). */
+  readonly name?: string;
+  readonly message?: string;
+  readonly code?: string;
+  readonly statusCode?: number;
+}
+
+export function toWire(error: unknown): WireError {
+  if (error instanceof ApiError) {
+    return {
+      api: {
+        status: error.status,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+        httpStatus: error.httpStatus,
+        ...(error instanceof CodedApiError ? { code: error.code } : {}),
+        ...(error instanceof RateLimited ? { retryAfterS: error.retryAfterS } : {}),
+        ...(error instanceof QuotaExceeded ? { quota: error.quota } : {}),
+      },
+    };
+  }
+  const e = error as { name?: unknown; message?: unknown; code?: unknown; statusCode?: unknown } | null;
+  return {
+    ...(typeof e?.name === "string" ? { name: e.name } : {}),
+    ...(typeof e?.message === "string" ? { message: e.message } : {}),
+    ...(typeof e?.code === "string" ? { code: e.code } : {}),
+    ...(typeof e?.statusCode === "number" ? { statusCode: e.statusCode } : {}),
+  };
+}
+
+export function fromWire(wire: WireError): Error {
+  const api = wire.api;
+  if (api) {
+    // Subclasses the worker's hooks recognise (Retry-After, quota metrics); the writer's message kept.
+    if (api.retryAfterS !== undefined) return withMessage(new RateLimited(api.retryAfterS), api.message);
+    if (api.quota !== undefined) return withMessage(new QuotaExceeded(api.quota, 0, ""), api.message);
+    if (api.code !== undefined) return new CodedApiError(api.status, api.message, api.code);
+    return new ApiError(api.status, api.message, api.details, api.httpStatus);
+  }
+  const error = wire.name === "RangeError" ? new RangeError(wire.message) : new Error(wire.message);
+  return Object.assign(error, {
+    ...(wire.code !== undefined ? { code: wire.code } : {}),
+    ...(wire.statusCode !== undefined ? { statusCode: wire.statusCode } : {}),
+  });
+}
+
+function withMessage<E extends Error>(error: E, message: string): E {
+  error.message = message;
+  return error;
+}
+
+/** The worker's end of the channel: one pending promise per forwarded request. */
+export class WriteForwarder {
+  private next = 0;
+  private readonly pending = new Map<
+    number,
+    { resolve(answer: ForwardAnswer): void; timer?: NodeJS.Timeout }
+  >();
+
+  constructor(
+    private readonly send: (message: ForwardRequest) => void,
+    /** A forwarded request gives up after this long (0: never), answering 503; the writer's death ends the worker anyway. */
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Feed every message the writer sends here. */
+  receive(message: unknown): void {
+    const answer = message as ForwardAnswer | null;
+    if (answer?.type !== FORWARD) return;
+    const waiting = this.pending.get(answer.id);
+    if (!waiting) return;
+    this.pending.delete(answer.id);
+    clearTimeout(waiting.timer);
+    waiting.resolve(answer);
+  }
+
+  /** Runs the operation at `path` in the writer; resolves with its Outcome or rejects with its error. */
+  async operation(path: string, workspace: Workspace, requestId: string, data: unknown): Promise<Outcome> {
+    const answer = await this.ask({ kind: "operation", path, workspace, requestId, data });
+    if ("error" in answer) throw fromWire(answer.error);
+    return answer.outcome as Outcome;
+  }
+
+  async probe(): Promise<void> {
+    const answer = await this.ask({ kind: "probe" });
+    if ("error" in answer) throw fromWire(answer.error);
+  }
+
+  private ask(request: DistributiveOmit<ForwardRequest, "type" | "id">): Promise<ForwardAnswer> {
+    const id = this.next++;
+    return new Promise((resolve, reject) => {
+      const timer =
+        this.timeoutMs > 0
+          ? setTimeout(() => {
+              this.pending.delete(id);
+              reject(
+                new ApiError("UNAVAILABLE", "The writer process did not answer in time; try again later."),
+              );
+            }, this.timeoutMs)
+          : undefined;
+      timer?.unref();
+      this.pending.set(id, { resolve, ...(timer ? { timer } : {}) });
+      try {
+        this.send({ type: FORWARD, id, ...request } as ForwardRequest);
+      } catch (error) {
+        this.pending.delete(id);
+        clearTimeout(timer);
+        reject(error);
+      }
+    });
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * A worker's view of the database: reads as ever, `write` forwards (rejects with
+ * ForwardWrite), and `/healthz`'s storage probe and state come from the writer's writes.
+ */
+export function forwardingDatabase(database: Database, forwarder: WriteForwarder): Database {
+  return {
+    ...database,
+    write: () => Promise.reject(new ForwardWrite()),
+    storage: new StorageHealth(() => forwarder.probe()),
+  };
+}

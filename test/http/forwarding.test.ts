@@ -1,0 +1,210 @@
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { forwardedWrites } from "../../src/cli/writer.js";
+import { buildApp } from "../../src/http/app.js";
+import { toApiError } from "../../src/http/errors.js";
+import {
+  type ForwardRequest,
+  forwardingDatabase,
+  fromWire,
+  toWire,
+  WriteForwarder,
+} from "../../src/http/forward.js";
+import { RateLimited } from "../../src/http/rate-limit.js";
+import { QuotaExceeded } from "../../src/quotas/check.js";
+import { forEachDialect } from "../support/server.js";
+
+/**
+ * Writes forwarded to the writer (SQLite with COLLABD_WORKERS > 1, src/http/forward.ts),
+ * without processes: a second app on the same database forwards every write to the
+ * writer's handler through JSON, as node:cluster's IPC channel carries them. Every
+ * request goes to both apps; the answers must be the same, byte for byte, status and headers
+ * that matter. test/reliability/workers.test.ts runs the real processes.
+ */
+forEachDialect(
+  "forwarded writes",
+  (server) => {
+    let forwarding: FastifyInstance;
+    let url = "";
+    const forwarded: string[] = [];
+
+    beforeAll(async () => {
+      const { services } = server();
+      const answer = forwardedWrites(services, { error: () => {} });
+      const forwarder: WriteForwarder = new WriteForwarder((message: ForwardRequest) => {
+        const sent = overIpc(message);
+        if (sent.kind === "operation") forwarded.push(sent.path);
+        void answer(sent).then((reply) => forwarder.receive(overIpc(reply)));
+      }, 0);
+      forwarding = await buildApp(
+        { ...services, database: forwardingDatabase(services.database, forwarder) },
+        { forward: forwarder },
+      );
+      await forwarding.listen({ port: 0, host: "127.0.0.1" });
+      const address = forwarding.server.address();
+      url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    });
+    afterAll(async () => {
+      await forwarding?.close();
+    });
+
+    /** The same request to the writer's own app and to the forwarding one. */
+    async function both(path: string, data: unknown) {
+      const s = server();
+      const direct = await s.call(path, data);
+      const res = await fetch(url + path, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-svc-api-key": s.creds.apiKey,
+          "x-svc-auth-token": s.creds.authToken,
+        },
+        body: JSON.stringify({ data }),
+      });
+      const forwardedAnswer = {
+        status: res.status,
+        body: await res.json(),
+        retryAfter: res.headers.get("retry-after"),
+      };
+      return {
+        direct: { status: direct.status, body: direct.body, retryAfter: direct.headers.get("retry-after") },
+        forwarded: forwardedAnswer,
+      };
+    }
+
+    it("answers errors raised inside a forwarded write exactly as one process does", async () => {
+      const s = server();
+      expect(
+        (await s.call("/v2/organizations/add", { organizations: [{ organizationId: "o1" }] })).status,
+      ).toBe(200);
+      const cases: [string, unknown, number][] = [
+        // INVALID_ARGUMENT with details, raised by the plan inside the write transaction.
+        [
+          "/v2/organizations/folders/add",
+          {
+            organizationId: "o1",
+            folders: [
+              { folderId: "a", parentFolderId: "b" },
+              { folderId: "b", parentFolderId: "a" },
+            ],
+          },
+          400,
+        ],
+        // NOT_FOUND with the original's `code` (CodedApiError), inside the write.
+        ["/v2/organizations/folders/delete", { organizationId: "o1", folderId: "nope" }, 404],
+        // NOT_FOUND, inside the write.
+        [
+          "/v2/organizations/folders/access/update",
+          { organizationId: "nope", folderIds: ["x"], accessType: "public" },
+          404,
+        ],
+        // RESOURCE_EXHAUSTED: the folder quota (3), checked before the commit.
+        [
+          "/v2/organizations/folders/add",
+          { organizationId: "o1", folders: [1, 2, 3, 4].map((i) => ({ folderId: `q${i}` })) },
+          429,
+        ],
+      ];
+      for (const [path, data, status] of cases) {
+        const before = forwarded.length;
+        const { direct, forwarded: via } = await both(path, data);
+        expect(via, path).toEqual(direct);
+        expect(direct.status, path).toBe(status);
+        expect(forwarded.length, `${path} was forwarded`).toBe(before + 1);
+      }
+    });
+
+    it("acknowledges a forwarded write once committed, and never forwards a read", async () => {
+      const s = server();
+      const add = (id: string) => ({
+        organizationId: "o2",
+        documentId: "d",
+        activities: [{ id, featureType: "comment", actionType: "comment.add", actionUser: { userId: "u" } }],
+      });
+      const before = forwarded.length;
+      const res = await fetch(`${url}/v2/activities/add`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-svc-api-key": s.creds.apiKey,
+          "x-svc-auth-token": s.creds.authToken,
+        },
+        body: JSON.stringify({ data: add("via-writer") }),
+      });
+      const direct = await s.call("/v2/activities/add", add("direct"));
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: direct.body });
+      expect(forwarded.slice(before)).toEqual(["/v2/activities/add"]);
+      const { direct: listed, forwarded: listedVia } = await both("/v2/activities/get", {
+        organizationId: "o2",
+        documentId: "d",
+      });
+      expect(listedVia).toEqual(listed);
+      expect(listed.body.result.data.map((a: { id: string }) => a.id).sort()).toEqual([
+        "direct",
+        "via-writer",
+      ]);
+      expect(forwarded.length).toBe(before + 1);
+      // Seen to write once, the operation goes to the writer straight away: even a request
+      // its handler refuses before writing is answered there, the same way.
+      const refused = await both("/v2/activities/add", {
+        organizationId: "o2",
+        documentId: "d",
+        activities: [{ featureType: "custom", actionType: "x", actionUser: { userId: "u" } }],
+      });
+      expect(refused.forwarded).toEqual(refused.direct);
+      expect(refused.direct.status).toBe(400);
+      expect(forwarded.slice(before + 1)).toEqual(["/v2/activities/add"]);
+    });
+  },
+  { env: { COLLABD_QUOTA_FOLDERS: "3" } },
+);
+
+it("carries errors other than ApiError across so the worker maps them as the writer would", () => {
+  const errors: unknown[] = [
+    Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" }),
+    Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }),
+    Object.assign(new Error("invalid byte sequence"), { code: "22021" }),
+    Object.assign(new Error("Query read timeout")),
+    new RangeError("Maximum call stack size exceeded"),
+    Object.assign(new Error("bad thing"), { statusCode: 400 }),
+    new Error("a bug"),
+    "not even an error",
+  ];
+  for (const error of errors) {
+    const crossed = fromWire(overIpc(toWire(error)));
+    expect(toApiError(crossed, 1024), String(error)).toEqual(toApiError(error, 1024));
+  }
+});
+
+it("keeps the subclasses the worker's hooks look for: Retry-After and the quota metric's label", () => {
+  const limited = fromWire(overIpc(toWire(new RateLimited(7, "Too fast"))));
+  expect(limited).toBeInstanceOf(RateLimited);
+  expect(limited).toMatchObject({ retryAfterS: 7, message: "Too fast; retry after 7 s.", httpStatus: 429 });
+  const quota = fromWire(overIpc(toWire(new QuotaExceeded("folders", 3, "folders"))));
+  expect(quota).toBeInstanceOf(QuotaExceeded);
+  expect(quota).toMatchObject({
+    quota: "folders",
+    message: new QuotaExceeded("folders", 3, "folders").message,
+  });
+});
+
+/** What crossing node:cluster's IPC channel (JSON serialization) leaves of a message. */
+function overIpc<T>(message: T): T {
+  return JSON.parse(JSON.stringify(message)) as T;
+}
+
+it("gives up on a writer that never answers after the request timeout, as 503 UNAVAILABLE", async () => {
+  const forwarder = new WriteForwarder(() => {}, 20);
+  const workspace = {
+    id: "w",
+    name: "w",
+    activityService: true,
+    advancedQueries: true,
+    createdAt: 0,
+    defaultAccessType: "public" as const,
+  };
+  const error = await forwarder.operation("/v2/activities/add", workspace, "r", {}).catch((e: unknown) => e);
+  expect(toApiError(error, 1024)).toMatchObject({ error: { status: "UNAVAILABLE", httpStatus: 503 } });
+  // A late answer for the abandoned request is dropped, not delivered to anyone.
+  forwarder.receive({ type: "collabd:forward", id: 0, outcome: { message: "late", data: null } });
+});
