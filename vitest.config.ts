@@ -6,6 +6,8 @@ export const config = defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Both cores: Vitest's default leaves one free, which ran the files one at a time here.
+    maxWorkers: 2,
     globalSetup: ["test/support/global-setup.ts"],
     reporters: ["default"],
   },
