@@ -31,7 +31,12 @@ export async function serve(config: Config): Promise<void> {
   // COLLABD_WORKERS > 1: this process supervises, the workers (cluster.isWorker) serve.
   if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config, logger);
   const inWorker = cluster.isWorker;
-  const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
+  // A worker on a SQLite file forwards its writes (below): the writer checkpoints the file.
+  const forwardsWrites = inWorker && config.databaseUrl.startsWith("sqlite:");
+  const services = await openServices(config, {
+    onRetry: (message) => logger.warn(message),
+    ...(forwardsWrites ? { database: { checkpoints: false } } : {}),
+  });
   // In a worker the supervisor did both bootstraps (src/cli/cluster.ts).
   const fixed =
     !inWorker && config.bootstrapApiKey && config.bootstrapAuthToken
@@ -39,14 +44,13 @@ export async function serve(config: Config): Promise<void> {
       : null;
   // A worker on a SQLite file reads here and forwards every write to the supervisor, the
   // one writer, which also runs the webhook and erasure workers (src/cli/writer.ts).
-  const forward =
-    inWorker && services.database.dialect === "sqlite"
-      ? new WriteForwarder(
-          // A closed channel (the writer died) is no 'error' event: node:cluster ends this worker anyway.
-          (message) => process.send?.(message, undefined, undefined, () => {}),
-          config.transport.requestTimeoutMs,
-        )
-      : undefined;
+  const forward = forwardsWrites
+    ? new WriteForwarder(
+        // A closed channel (the writer died) is no 'error' event: node:cluster ends this worker anyway.
+        (message) => process.send?.(message, undefined, undefined, () => {}),
+        config.transport.requestTimeoutMs,
+      )
+    : undefined;
   if (forward) process.on("message", (message) => forward.receive(message));
   const served = forward
     ? { ...services, database: forwardingDatabase(services.database, forward) }

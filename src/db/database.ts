@@ -89,6 +89,11 @@ export interface OpenOptions {
   readonly statementTimeoutMs?: number;
   /** PostgreSQL: how long one connection attempt may take. */
   readonly connectTimeoutMs?: number;
+  /**
+   * SQLite file: run the WAL checkpointer thread (default true). Off in a worker that only
+   * reads and forwards its writes: the writer process checkpoints the one file for all.
+   */
+  readonly checkpoints?: boolean;
 }
 
 /** The client waits this much longer than the server's statement_timeout, so the server's cleaner error usually wins. */
@@ -129,7 +134,8 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   const walSync = inMemory
     ? null
     : new WalSync(`${file}-wal`, { fdatasync: options.fdatasync, onFatal: options.onFatal, monitor });
-  const checkpointer = inMemory ? null : startCheckpointer(file, { monitor });
+  const checkpointer =
+    inMemory || options.checkpoints === false ? null : startCheckpointer(file, { monitor });
   const groupCommit = new GroupCommit(db, walSync && (() => walSync.sync()), { monitor });
   // Moves when another connection commits; this process's own writes use the writer, so they do not move it.
   const dataVersion = handle.prepare("pragma data_version").pluck();
