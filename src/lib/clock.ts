@@ -6,7 +6,11 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock that only moves when told to; for tests and benchmarks. */
+/**
+ * A clock that only moves when told to; for tests and benchmarks (`@public`: no production
+ * file uses it, knip --production is told so).
+ * @public
+ */
 export class ManualClock implements Clock {
   constructor(private current = 1_700_000_000_000) {}
   now(): number {

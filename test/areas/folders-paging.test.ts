@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { folderJson, toFolder } from "../../src/areas/folders/records.js";
-import { nodeToRow, rowToNode } from "../../src/areas/folders/store.js";
+import { nodeToRow, rowToNode } from "../../src/areas/hierarchy/folders.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 /** Bounded folder answers (issue #15): the paged flat listing and the nested answer's cap. */

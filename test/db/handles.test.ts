@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findOrganization, insertOrganizations } from "../../src/areas/organizations/store.js";
+import { findOrganization, insertOrganizations } from "../../src/areas/hierarchy/organizations.js";
 import { type Database, migrate, openDatabase } from "../../src/db/database.js";
 import { type ReadDb, readSnapshot, type WriteTx } from "../../src/db/handles.js";
 import { DIALECTS, type ScratchDatabase, scratchDatabase } from "../support/databases.js";

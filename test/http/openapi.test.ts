@@ -159,12 +159,11 @@ describe("the OpenAPI document", () => {
     }
   });
 
-  it("passes Redocly's recommended rules and Spectral's spectral:oas with no error and no warning", async () => {
+  it("passes Redocly's recommended rules with no error and no warning", async () => {
     const dir = await mkdtemp(join(tmpdir(), "collabd-openapi-"));
     try {
       const file = join(dir, "openapi.json");
       await writeFile(file, JSON.stringify(doc));
-      await writeFile(join(dir, "spectral.json"), JSON.stringify({ extends: ["spectral:oas"] }));
       const env = { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" };
       const redocly = await run(
         "node_modules/.bin/redocly",
@@ -173,12 +172,6 @@ describe("the OpenAPI document", () => {
       ).catch((error: { stdout: string }) => error);
       const redoclyReport = JSON.parse(redocly.stdout) as { totals: Record<string, number> };
       expect(redoclyReport.totals).toMatchObject({ errors: 0, warnings: 0 });
-      const spectral = await run(
-        "node_modules/.bin/spectral",
-        ["lint", file, "--ruleset", join(dir, "spectral.json"), "--format", "json", "--quiet"],
-        { env, maxBuffer: 16 << 20 },
-      ).catch((error: { stdout: string }) => error);
-      expect(JSON.parse(spectral.stdout || "[]")).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -11,7 +11,6 @@ export {
   findFolder,
   findFolders,
   type NodeRow,
-  nodeToRow,
   rowToNode,
 } from "../hierarchy/folders.js";
 

@@ -4,7 +4,6 @@ import type { OrganizationRow } from "../../db/tables.js";
 type Db = Readable;
 
 export {
-  findOrganization,
   insertOrganizations,
   rowToOrganization,
 } from "../hierarchy/organizations.js";
