@@ -22,6 +22,8 @@ export interface Config {
   readonly logLevel: string;
   /** Registers the bare `/bench/echo` route the benchmark compares against. */
   readonly benchEcho: boolean;
+  /** When set, `/metrics` answers only `Authorization: Bearer <this>` (COLLABD_METRICS_TOKEN). */
+  readonly metricsToken: string | null;
   // Start-up, PostgreSQL timeouts and DESIGN §7 limits (issue #14, fail clean).
   /** How long start-up keeps retrying an unreachable PostgreSQL (0: one attempt). */
   readonly databaseConnectTimeoutMs: number;
@@ -125,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "COLLABD_BODY_LIMIT_BYTES", 5 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel: oneOf(env, "COLLABD_LOG_LEVEL", LOG_LEVELS, "info"),
     benchEcho: boolean(env, "COLLABD_BENCH_ECHO", false),
+    metricsToken: optional(env, "COLLABD_METRICS_TOKEN"),
     quotas: Object.freeze({
       records: integer(env, "COLLABD_QUOTA_RECORDS", 10_000_000, 0, Number.MAX_SAFE_INTEGER),
       bytes: integer(env, "COLLABD_QUOTA_BYTES", 10 * 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),

@@ -25,6 +25,9 @@ export interface ErrorDetail {
 }
 
 export class ApiError extends Error {
+  /** Seconds a client should wait before trying again, sent as `Retry-After` (rate limits, refusals while a process restarts). */
+  declare readonly retryAfterS?: number;
+
   constructor(
     readonly status: ErrorStatus,
     message: string,
@@ -33,7 +36,45 @@ export class ApiError extends Error {
     readonly httpStatus: number = HTTP_STATUS[status],
   ) {
     super(message);
+    this.name = new.target.name;
   }
+}
+
+/** "Not applied; try again in `retryAfterS` seconds": 503 UNAVAILABLE with `Retry-After`. */
+export function unavailable(message: string, retryAfterS: number): ApiError {
+  return Object.assign(new ApiError("UNAVAILABLE", message), { retryAfterS });
+}
+
+/**
+ * An ApiError as plain data, for the channel between processes (src/http/forward.ts): its
+ * class name, message and every own field, whatever a subclass adds — nothing to keep in step.
+ */
+export interface WireApiError {
+  readonly name: string;
+  readonly message: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** Classes revived as themselves on the other side, so `instanceof` holds there too. */
+const revivable = new Map<string, { prototype: ApiError }>();
+
+/**
+ * Lets a subclass cross processes as itself. One that is not registered still crosses with
+ * every field (as an ApiError of the same name), so nothing a client sees changes.
+ */
+export function crossesProcesses(subclass: { name: string; prototype: ApiError }): void {
+  revivable.set(subclass.name, subclass);
+}
+
+export function apiErrorToWire(error: ApiError): WireApiError {
+  return { name: error.name, message: error.message, fields: { ...error } };
+}
+
+export function apiErrorFromWire(wire: WireApiError): ApiError {
+  const error: ApiError = Object.create((revivable.get(wire.name) ?? ApiError).prototype);
+  Object.assign(error, wire.fields, { message: wire.message });
+  Error.captureStackTrace(error);
+  return error;
 }
 
 export const invalidArgument = (message: string, details?: readonly ErrorDetail[]) =>
@@ -54,5 +95,6 @@ export class CodedApiError extends ApiError {
     super(status, message);
   }
 }
+crossesProcesses(CodedApiError);
 
 export const failedPrecondition = (message: string) => new ApiError("FAILED_PRECONDITION", message);

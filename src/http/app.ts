@@ -24,7 +24,7 @@ import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
 import type { Operation, Outcome } from "./operation.js";
 import { allOperations } from "./operations.js";
-import { AuthFailureLimiter, RateLimited, RateLimiter } from "./rate-limit.js";
+import { AuthFailureLimiter, RateLimiter } from "./rate-limit.js";
 import { Envelope } from "./schemas.js";
 
 declare module "fastify" {
@@ -101,7 +101,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   app.setErrorHandler((error, request, reply) => {
     const { error: apiError, internal } = toApiError(error, config.bodyLimitBytes);
     if (internal) request.log.error({ err: error }, "request failed");
-    if (apiError instanceof RateLimited) reply.header("retry-after", String(apiError.retryAfterS));
+    if (apiError.retryAfterS !== undefined) reply.header("retry-after", String(apiError.retryAfterS));
     // Refused before its body was read (auth, rate limit): Node would read the rest to keep the
     // connection; when that rest is unbounded (chunked, or declared huge), close instead.
     if (!request.raw.complete && bodyUnbounded(request.headers, config.bodyLimitBytes))
@@ -123,6 +123,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const registry = registerObservability(app, services.database, {
     defaultMetrics: options.defaultMetrics ?? false,
     isReady: () => ready,
+    metricsToken: config.metricsToken,
   });
   const refused = new Counter({
     name: "collabd_connections_refused_total",
@@ -157,6 +158,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     return external === null ? null : `${external}:${localAuthWrites()}`;
   });
   await app.register(async (scope) => {
+    // Operations answer secrets and tokens (webhook secrets, credentials): no answer of the API
+    // may be kept by a cache on the way, so every one says so, errors included.
+    scope.addHook("onSend", async (_request, reply) => {
+      reply.header("cache-control", "no-store");
+    });
     scope.addHook("onRequest", async (request) => {
       const address = addressGroup(request.socket.remoteAddress);
       failures.admit(address);
@@ -206,26 +212,45 @@ type Run = (op: Operation, ctx: Ctx, data: never) => Promise<Outcome>;
  * How a route runs its operation: here, or — in a forwarding worker, once the handler
  * reaches `ctx.write` — again in the writer process, whose answer (Outcome or error) is
  * this request's. Storage faults of forwarded writes feed this process's `/healthz`.
- * An operation seen to write once goes to the writer straight away from then on: its
- * reads and validation are not done twice (the writer answers the same errors).
+ * An operation seen to write in a workspace goes to the writer straight away for that
+ * workspace from then on: its reads and validation are not done twice (the writer answers
+ * the same errors). Per workspace, not per operation: one workspace's first-time write (a
+ * `webhookconfig/get` that seeds its row) says nothing about another's reads.
  */
 function forwarding(services: Services, forward: WriteForwarder | undefined): Run {
   if (!forward) return (op, ctx, data) => op.handle(ctx, data);
-  const writers = new WeakSet<Operation>();
+  const writers = new BoundedSet(SEEN_WRITING_MAX);
   const inWriter = (op: Operation, ctx: Ctx, data: unknown) =>
     services.database.storage.watch(
       forward.operation(op.aliasOf?.path ?? op.path, ctx.workspace, ctx.requestId, data),
     );
   return async (op, ctx, data) => {
-    if (writers.has(op)) return inWriter(op, ctx, data);
+    const seen = `${ctx.workspace.id} ${op.aliasOf?.path ?? op.path}`;
+    if (writers.has(seen)) return inWriter(op, ctx, data);
     try {
       return await op.handle(ctx, data);
     } catch (error) {
       if (!(error instanceof ForwardWrite)) throw error;
-      writers.add(op);
+      writers.add(seen);
       return inWriter(op, ctx, data);
     }
   };
+}
+
+/** Workspace × operation pairs a worker remembers as writing; the oldest are forgotten first. */
+const SEEN_WRITING_MAX = 10_000;
+
+/** A set that forgets its oldest entries beyond `max`: a memo, never a source of truth. */
+class BoundedSet {
+  private readonly entries = new Set<string>();
+  constructor(private readonly max: number) {}
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+  add(key: string): void {
+    this.entries.add(key);
+    if (this.entries.size > this.max) this.entries.delete(this.entries.values().next().value as string);
+  }
 }
 
 function registerOperation(

@@ -1,10 +1,8 @@
 import type { Workspace } from "../context.js";
 import type { Database } from "../db/database.js";
 import { StorageHealth } from "../db/storage-faults.js";
-import { ApiError, CodedApiError, type ErrorDetail, type ErrorStatus } from "../errors.js";
-import { QuotaExceeded, type QuotaName } from "../quotas/check.js";
+import { ApiError, apiErrorFromWire, apiErrorToWire, type WireApiError } from "../errors.js";
 import type { Outcome } from "./operation.js";
-import { RateLimited } from "./rate-limit.js";
 
 /*
  * Writes forwarded to the one writer process (SQLite with COLLABD_WORKERS > 1,
@@ -40,17 +38,12 @@ export type ForwardAnswer =
   | { readonly type: typeof FORWARD; readonly id: number; readonly outcome: Outcome | null }
   | { readonly type: typeof FORWARD; readonly id: number; readonly error: WireError };
 
-/** An error as plain data: enough for the worker's error handler to answer exactly what the writer's would. */
+/**
+ * An error as plain data: enough for the worker's error handler to answer exactly what the
+ * writer's would. An ApiError crosses whole, every field of every subclass (errors.ts).
+ */
 export interface WireError {
-  readonly api?: {
-    readonly status: ErrorStatus;
-    readonly message: string;
-    readonly details?: readonly ErrorDetail[];
-    readonly httpStatus: number;
-    readonly code?: string;
-    readonly retryAfterS?: number;
-    readonly quota?: QuotaName;
-  };
+  readonly api?: WireApiError;
   /** Anything else: what toApiError looks at (code, statusCode, a RangeError's message). */
   readonly name?: string;
   readonly message?: string;
@@ -59,19 +52,7 @@ export interface WireError {
 }
 
 export function toWire(error: unknown): WireError {
-  if (error instanceof ApiError) {
-    return {
-      api: {
-        status: error.status,
-        message: error.message,
-        ...(error.details ? { details: error.details } : {}),
-        httpStatus: error.httpStatus,
-        ...(error instanceof CodedApiError ? { code: error.code } : {}),
-        ...(error instanceof RateLimited ? { retryAfterS: error.retryAfterS } : {}),
-        ...(error instanceof QuotaExceeded ? { quota: error.quota } : {}),
-      },
-    };
-  }
+  if (error instanceof ApiError) return { api: apiErrorToWire(error) };
   const e = error as { name?: unknown; message?: unknown; code?: unknown; statusCode?: unknown } | null;
   return {
     ...(typeof e?.name === "string" ? { name: e.name } : {}),
@@ -82,24 +63,12 @@ export function toWire(error: unknown): WireError {
 }
 
 export function fromWire(wire: WireError): Error {
-  const api = wire.api;
-  if (api) {
-    // Subclasses the worker's hooks recognise (Retry-After, quota metrics); the writer's message kept.
-    if (api.retryAfterS !== undefined) return withMessage(new RateLimited(api.retryAfterS), api.message);
-    if (api.quota !== undefined) return withMessage(new QuotaExceeded(api.quota, 0, ""), api.message);
-    if (api.code !== undefined) return new CodedApiError(api.status, api.message, api.code);
-    return new ApiError(api.status, api.message, api.details, api.httpStatus);
-  }
+  if (wire.api) return apiErrorFromWire(wire.api);
   const error = wire.name === "RangeError" ? new RangeError(wire.message) : new Error(wire.message);
   return Object.assign(error, {
     ...(wire.code !== undefined ? { code: wire.code } : {}),
     ...(wire.statusCode !== undefined ? { statusCode: wire.statusCode } : {}),
   });
-}
-
-function withMessage<E extends Error>(error: E, message: string): E {
-  error.message = message;
-  return error;
 }
 
 /** The worker's end of the channel: one pending promise per forwarded request. */

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { AUTH_MESSAGES } from "../areas/workspaces/service.js";
@@ -22,7 +23,7 @@ const AUTH_FAILURE_REASONS: Record<string, string> = {
 export function registerObservability(
   app: FastifyInstance,
   database: Database,
-  options: { defaultMetrics: boolean; isReady: () => boolean },
+  options: { defaultMetrics: boolean; isReady: () => boolean; metricsToken: string | null },
 ): Registry {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: "collabd_" });
@@ -89,11 +90,28 @@ export function registerObservability(
     );
   });
 
-  app.get("/metrics", async (_request, reply) => {
+  const metricsAllowed = bearerCheck(options.metricsToken);
+  app.get("/metrics", async (request, reply) => {
+    if (!metricsAllowed(request.headers.authorization)) {
+      throw new ApiError("UNAUTHENTICATED", "/metrics needs Authorization: Bearer <COLLABD_METRICS_TOKEN>.");
+    }
     return reply.type(registry.contentType).send(await metricsText(registry));
   });
 
   return registry;
+}
+
+/**
+ * With a token configured, whether an Authorization header carries it (compared as hashes
+ * in constant time: its length is not told either); without one, everyone may scrape.
+ */
+function bearerCheck(token: string | null): (header: string | undefined) => boolean {
+  if (token === null) return () => true;
+  const expected = createHash("sha256").update(token).digest();
+  return (header) => {
+    const presented = header?.startsWith("Bearer ") ? header.slice(7) : "";
+    return timingSafeEqual(createHash("sha256").update(presented).digest(), expected);
+  };
 }
 
 /** A database that does not answer within this long is unavailable (a partition hangs, not fails). */

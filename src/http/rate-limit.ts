@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.js";
+import { ApiError, crossesProcesses } from "../errors.js";
 import type { Clock } from "../lib/clock.js";
 
 /**
@@ -35,12 +35,13 @@ export class RateLimiter {
 
 export class RateLimited extends ApiError {
   constructor(
-    readonly retryAfterS: number,
+    override readonly retryAfterS: number,
     reason = "Rate limit exceeded",
   ) {
     super("RESOURCE_EXHAUSTED", `${reason}; retry after ${retryAfterS} s.`);
   }
 }
+crossesProcesses(RateLimited);
 
 interface Bucket {
   tokens: number;

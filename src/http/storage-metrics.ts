@@ -97,6 +97,8 @@ export function registerStorageMetrics(
     help: "Event-loop delay since the previous scrape: the 99th percentile and the longest block (quantile 1).",
     labelNames: ["quantile"],
     registers,
+    // Across processes the worst one is the service's delay, not the sum (src/http/cluster-metrics.ts).
+    aggregator: "max",
     collect() {
       const seen = delay.count > 0;
       this.set({ quantile: "0.99" }, seen ? delay.percentile(99) / 1e9 : 0);

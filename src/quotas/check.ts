@@ -3,7 +3,7 @@ import type { Quotas } from "../config.js";
 import type { Ctx } from "../context.js";
 import type { Tables, WorkspaceUsageRow } from "../db/tables.js";
 import { isPostgresExecutor } from "../db/transactions.js";
-import { ApiError } from "../errors.js";
+import { ApiError, crossesProcesses } from "../errors.js";
 
 /** The quotas by the name used in messages and in the `quota` label of the metrics. */
 export const QUOTAS = [
@@ -44,6 +44,7 @@ export class QuotaExceeded extends ApiError {
     );
   }
 }
+crossesProcesses(QuotaExceeded);
 
 /**
  * Refuses the transaction when the workspace now holds more than a quota allows. Call it

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { forwardedWrites } from "../../src/cli/writer.js";
+import { ApiError, unavailable } from "../../src/errors.js";
 import { buildApp } from "../../src/http/app.js";
 import { toApiError } from "../../src/http/errors.js";
 import {
@@ -47,6 +48,26 @@ forEachDialect(
     afterAll(async () => {
       await forwarding?.close();
     });
+
+    const activity = (id: string) => ({
+      id,
+      featureType: "comment",
+      actionType: "comment.add",
+      actionUser: { userId: "u" },
+    });
+
+    async function viaWorker(path: string, data: unknown, creds: { apiKey: string; authToken: string }) {
+      const res = await fetch(url + path, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-svc-api-key": creds.apiKey,
+          "x-svc-auth-token": creds.authToken,
+        },
+        body: JSON.stringify({ data }),
+      });
+      return { status: res.status, body: await res.json() };
+    }
 
     /** The same request to the writer's own app and to the forwarding one. */
     async function both(path: string, data: unknown) {
@@ -155,6 +176,25 @@ forEachDialect(
       expect(refused.direct.status).toBe(400);
       expect(forwarded.slice(before + 1)).toEqual(["/v2/activities/add"]);
     });
+
+    it("remembers an operation as writing per workspace: another workspace's refused request is not sent to the writer", async () => {
+      const s = server();
+      const add = { organizationId: "o3", documentId: "d", activities: [activity("seen")] };
+      expect((await viaWorker("/v2/activities/add", add, s.creds)).status).toBe(200);
+      const other = await s.newWorkspace();
+      const before = forwarded.length;
+      const invalid = {
+        organizationId: "o3",
+        documentId: "d",
+        activities: [{ featureType: "custom", actionType: "x", actionUser: { userId: "u" } }],
+      };
+      const refused = await viaWorker("/v2/activities/add", invalid, other);
+      expect(refused.status).toBe(400);
+      expect(forwarded.length, "answered in the worker, not the writer").toBe(before);
+      // The workspace that wrote still goes straight to the writer.
+      expect((await viaWorker("/v2/activities/add", invalid, s.creds)).status).toBe(400);
+      expect(forwarded.slice(before)).toEqual(["/v2/activities/add"]);
+    });
   },
   { env: { COLLABD_QUOTA_FOLDERS: "3" } },
 );
@@ -186,6 +226,30 @@ it("keeps the subclasses the worker's hooks look for: Retry-After and the quota 
     quota: "folders",
     message: new QuotaExceeded("folders", 3, "folders").message,
   });
+});
+
+it("carries every field of an ApiError subclass, even one no code names", () => {
+  class Throttled extends ApiError {
+    constructor(
+      readonly shard: string,
+      readonly hint: { seconds: number },
+    ) {
+      super("UNAVAILABLE", "Throttled.", [{ field: "data.id", message: "busy" }], 503);
+    }
+  }
+  const crossed = fromWire(overIpc(toWire(new Throttled("s1", { seconds: 2 }))));
+  expect(crossed).toBeInstanceOf(ApiError);
+  expect(crossed).toMatchObject({
+    name: "Throttled",
+    message: "Throttled.",
+    status: "UNAVAILABLE",
+    httpStatus: 503,
+    details: [{ field: "data.id", message: "busy" }],
+    shard: "s1",
+    hint: { seconds: 2 },
+  });
+  const retry = fromWire(overIpc(toWire(unavailable("The writer is restarting.", 1))));
+  expect(retry).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
 });
 
 /** What crossing node:cluster's IPC channel (JSON serialization) leaves of a message. */

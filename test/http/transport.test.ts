@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CONSOLE_CSP } from "../../src/http/console.js";
 import { forEachDialect } from "../support/server.js";
 
 forEachDialect("transport", (server) => {
@@ -112,16 +113,24 @@ forEachDialect("transport", (server) => {
       const html = await page.text();
       expect(html).toContain("<title>collabd API</title>");
       expect(html).not.toMatch(/Swagger UI<|logo/i);
-      expect(html).toContain('url: "/openapi.json"');
       // Offline: nothing is loaded from another host.
       expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+      // No inline script or style: the console's CSP allows none, and the page gets it.
+      expect(html).not.toMatch(/<script>|<style/);
+      expect(page.headers.get("content-security-policy")).toBe(CONSOLE_CSP);
+      expect(page.headers.get("x-frame-options")).toBe("DENY");
       const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? "");
-      expect(assets.length).toBe(2);
+      expect(assets.length).toBe(4);
+      let script = "";
       for (const asset of assets) {
         const res = await fetch(`${server().url}${asset}`);
         expect(res.status, asset).toBe(200);
-        expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+        expect(res.headers.get("content-security-policy"), asset).toBe(CONSOLE_CSP);
+        const text = await res.text();
+        if (asset.endsWith("docs.js")) script = text;
+        else if (asset.includes("swagger-ui")) expect(text.length).toBeGreaterThan(10_000);
       }
+      expect(script).toContain('url: "/openapi.json"');
     }
   });
 });
