@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os";
 
 /**
- * The environment, parsed and checked once at start, then frozen (DESIGN §1).
+ * The environment, parsed and checked once at start, then frozen (docs/contract.md "Running the service").
  * Every variable the service reads is listed here and in the README's table.
  */
 
@@ -10,7 +10,7 @@ export interface Config {
   readonly host: string;
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
   readonly databaseUrl: string;
-  /** Key material for page tokens and secrets at rest; null means "derive per DESIGN §1". */
+  /** Key material for page tokens and secrets at rest; null: derived or generated (src/lib/keys.ts). */
   readonly secret: string | null;
   readonly bootstrapApiKey: string | null;
   readonly bootstrapAuthToken: string | null;
@@ -24,7 +24,7 @@ export interface Config {
   readonly benchEcho: boolean;
   /** When set, `/metrics` answers only `Authorization: Bearer <this>` (COLLABD_METRICS_TOKEN). */
   readonly metricsToken: string | null;
-  // Start-up, PostgreSQL timeouts and DESIGN §7 limits (issue #14, fail clean).
+  // Start-up, PostgreSQL timeouts and the request limits (docs/contract.md "Limits"; fail clean).
   /** How long start-up keeps retrying an unreachable PostgreSQL (0: one attempt). */
   readonly databaseConnectTimeoutMs: number;
   /** Server-side `statement_timeout` and client-side query timeout on PostgreSQL (0: none). */
@@ -35,14 +35,14 @@ export interface Config {
   readonly maxFilterValues: number;
   /** Folder levels below the root. */
   readonly maxFolderDepth: number;
-  // Webhook DNS and history retention (issue #15, docs/webhooks.md).
+  // Webhook DNS and history retention (docs/webhooks.md).
   /** The longest one webhook host lookup may take, retries included. */
   readonly webhookDnsTimeoutMs: number;
   /** Host lookups one workspace may have in flight at once. */
   readonly webhookDnsPerWorkspace: number;
   /** Finished webhook deliveries (and their attempts and events) are deleted this long after they finished. */
   readonly webhookRetentionMs: number;
-  // User-data erasure jobs (issue #13, docs/privacy.md).
+  // User-data erasure jobs (docs/privacy.md).
   /** Rows one erasure batch (one short write transaction) deletes, rewrites or scans at most. */
   readonly erasureBatchRows: number;
   /** Pause between two erasure batches, so live traffic keeps most of the writer. */
@@ -51,7 +51,7 @@ export interface Config {
   readonly erasureLeaseMs: number;
   /** How often each process looks for jobs left by another (or a dead) process; 0: only at start and when kicked. */
   readonly erasurePollMs: number;
-  // Answer and record bounds (issue #15, RELIABILITY.md "Abuse").
+  // Answer and record bounds (RELIABILITY.md "Abuse").
   /** Largest stored activity, recording or notification, as UTF-8 bytes of its JSON. */
   readonly maxRecordBytes: number;
   /** A list page stops filling once its records reach this many characters of JSON. */
@@ -62,7 +62,7 @@ export interface Config {
   readonly quotas: Quotas;
   /** Connection hygiene (docs/decisions.md, "Transport abuse"): see the README's table. */
   readonly transport: TransportConfig;
-  /** `serve` processes (issue #18, docs/architecture.md "Processes"); 1 is one process, no supervisor. */
+  /** `serve` processes (docs/architecture.md "Processes"); 1 is one process, no supervisor. */
   readonly workers: number;
 }
 
@@ -140,7 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
         Number.MAX_SAFE_INTEGER,
       ),
     }),
-    // Webhook DNS and history retention (issue #15).
+    // Webhook DNS and history retention.
     webhookDnsTimeoutMs: integer(env, "COLLABD_WEBHOOK_DNS_TIMEOUT_MS", 5_000, 100, 60_000),
     webhookDnsPerWorkspace: integer(env, "COLLABD_WEBHOOK_DNS_PER_WORKSPACE", 4, 1, 64),
     webhookRetentionMs: duration(env, "COLLABD_WEBHOOK_RETENTION", "30d", 60_000, 3650 * 86_400_000),
@@ -148,11 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
     erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
     erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),
     erasurePollMs: integer(env, "COLLABD_ERASURE_POLL_MS", 5_000, 0, 3_600_000),
-    // Answer and record bounds (issue #15): one block, README "Limits".
+    // Answer and record bounds: one block, README "Limits".
     ...answerBounds(env),
     transport: loadTransport(env),
     workers: workerCount(env, databaseUrl),
-    // Start-up, PostgreSQL timeouts and DESIGN §7 limits (issue #14, fail clean). The limits
+    // Start-up, PostgreSQL timeouts and the request limits (docs/contract.md "Limits"; fail clean). The limits
     // may only be lowered: the defaults are the ceilings the OpenAPI document publishes.
     databaseConnectTimeoutMs: integer(env, "COLLABD_DATABASE_CONNECT_TIMEOUT_MS", 30_000, 0, 3_600_000),
     databaseStatementTimeoutMs: integer(env, "COLLABD_DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 0, 3_600_000),
@@ -209,7 +209,7 @@ function answerBounds(env: Env) {
 }
 
 /**
- * DESIGN §7's limits: the defaults, and the most a deployment may configure. The request
+ * The request limits (docs/contract.md "Limits"): the defaults, and the most a deployment may configure. The request
  * schemas (and so the OpenAPI document) state these; a lower configured value is checked
  * per request (src/http/limits.ts).
  */
@@ -236,7 +236,7 @@ function checkPostgresUrl(url: string): void {
 }
 
 /**
- * COLLABD_WORKERS (issue #18): the number of cores by default. On PostgreSQL the processes
+ * COLLABD_WORKERS: the number of cores by default. On PostgreSQL the processes
  * are stateless and share the database; on a SQLite file the supervisor is the one writer
  * and the workers forward every write to it (docs/architecture.md "Processes"). An in-memory
  * SQLite database lives in one process: 1 by default there, and more is refused.

@@ -9,14 +9,14 @@ import type { PageTokens } from "./lib/page-token.js";
 import type { JobSignal } from "./privacy/signal.js";
 import type { HostResolver } from "./webhooks/resolver.js";
 
-/** The settings a workspace carries (DESIGN §3). */
+/** The settings a workspace carries (docs/contract.md "Tenancy"). */
 export interface Workspace {
   readonly id: string;
   readonly name: string;
   readonly activityService: boolean;
   readonly advancedQueries: boolean;
   readonly createdAt: number;
-  /** What top-level folders and folderless documents inherit (COMPAT §A.4). */
+  /** What top-level folders and folderless documents inherit (docs/contract.md "Folders"). */
   readonly defaultAccessType: AccessType;
 }
 
@@ -35,7 +35,7 @@ export interface Services {
   readonly jobs: JobSignal;
 }
 
-/** What every verb receives (STYLE §3): the tenant is explicit, the executor is given. */
+/** What every verb receives (docs/architecture.md "Conventions"): the tenant is explicit, the executor is given. */
 export interface Ctx {
   readonly workspace: Workspace;
   readonly requestId: string;

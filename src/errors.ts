@@ -1,5 +1,5 @@
 /**
- * The closed set of failures the service reports (DESIGN §2). Domain code throws
+ * The closed set of failures the service reports (docs/contract.md "Requests"). Domain code throws
  * ApiError; the transport maps it to `{error: {status, message, details?}}` and the
  * HTTP status fixed by the canonical code. Anything else becomes INTERNAL.
  */
@@ -83,7 +83,7 @@ export const invalidArgument = (message: string, details?: readonly ErrorDetail[
 export const notFound = (message: string) => new ApiError("NOT_FOUND", message);
 
 /**
- * An error that also carries the original service's `error.code` (COMPAT §E.9: folder
+ * An error that also carries the original service's `error.code` (docs/compatibility.md "D9": folder
  * delete's not-found shows `code: "not-found"` next to the canonical status).
  */
 export class CodedApiError extends ApiError {

@@ -35,7 +35,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
       ? config.databaseStatementTimeoutMs + CONNECT_MARGIN_MS
       : CONNECT_ATTEMPT_MS,
     // COLLABD_WORKERS > 1: the workers share one process's 10 PostgreSQL connections, so
-    // more processes do not mean more connections (issue #18).
+    // more processes do not mean more connections.
     ...(cluster.isWorker && config.workers > 1
       ? { poolSize: Math.max(2, Math.ceil(10 / config.workers)) }
       : {}),

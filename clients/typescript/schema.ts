@@ -16,7 +16,7 @@ export interface paths {
         put?: never;
         /**
          * Add comment threads (v1 path)
-         * @description The v1 path of `/v2/commentannotations/add` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/add`: same request, same answer.
          */
         post: operations["commentAnnotationsAddV1"];
         delete?: never;
@@ -36,7 +36,7 @@ export interface paths {
         put?: never;
         /**
          * Add comments to a thread (v1 path)
-         * @description The v1 path of `/v2/commentannotations/comments/add` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/comments/add`: same request, same answer.
          */
         post: operations["commentsAddV1"];
         delete?: never;
@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * Delete comments (v1 path)
-         * @description The v1 path of `/v2/commentannotations/comments/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/comments/delete`: same request, same answer.
          */
         post: operations["commentsDeleteV1"];
         delete?: never;
@@ -76,7 +76,7 @@ export interface paths {
         put?: never;
         /**
          * Get the comments of a thread (v1 path)
-         * @description The v1 path of `/v2/commentannotations/comments/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/comments/get`: same request, same answer.
          */
         post: operations["commentsGetV1"];
         delete?: never;
@@ -96,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Update comments (v1 path)
-         * @description The v1 path of `/v2/commentannotations/comments/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/comments/update`: same request, same answer.
          */
         post: operations["commentsUpdateV1"];
         delete?: never;
@@ -116,7 +116,7 @@ export interface paths {
         put?: never;
         /**
          * Count comment threads (v1 path)
-         * @description The v1 path of `/v2/commentannotations/count/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/count/get`: same request, same answer.
          */
         post: operations["commentAnnotationsCountV1"];
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * Delete comment threads (v1 path)
-         * @description The v1 path of `/v2/commentannotations/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/delete`: same request, same answer.
          */
         post: operations["commentAnnotationsDeleteV1"];
         delete?: never;
@@ -156,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Get comment threads (v1 path)
-         * @description The v1 path of `/v2/commentannotations/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/get`: same request, same answer.
          */
         post: operations["commentAnnotationsGetV1"];
         delete?: never;
@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Update comment threads (v1 path)
-         * @description The v1 path of `/v2/commentannotations/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/commentannotations/update`: same request, same answer.
          */
         post: operations["commentAnnotationsUpdateV1"];
         delete?: never;
@@ -196,7 +196,7 @@ export interface paths {
         put?: never;
         /**
          * Add a notification (v1 path)
-         * @description The v1 path of `/v2/notifications/add` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/notifications/add`: same request, same answer.
          */
         post: operations["notificationsAddV1"];
         delete?: never;
@@ -216,7 +216,7 @@ export interface paths {
         put?: never;
         /**
          * Get a user's notification preferences (v1 path)
-         * @description The v1 path of `/v2/notifications/config/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/notifications/config/get`: same request, same answer.
          */
         post: operations["notificationsConfigGetV1"];
         delete?: never;
@@ -236,7 +236,7 @@ export interface paths {
         put?: never;
         /**
          * Set users' notification preferences (v1 path)
-         * @description The v1 path of `/v2/notifications/config/set` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/notifications/config/set`: same request, same answer.
          */
         post: operations["notificationsConfigSetV1"];
         delete?: never;
@@ -256,7 +256,7 @@ export interface paths {
         put?: never;
         /**
          * Delete notifications (v1 path)
-         * @description The v1 path of `/v2/notifications/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/notifications/delete`: same request, same answer.
          */
         post: operations["notificationsDeleteV1"];
         delete?: never;
@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Get notifications (v1 path)
-         * @description The v1 path of `/v2/notifications/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/notifications/get`: same request, same answer.
          */
         post: operations["notificationsGetV1"];
         delete?: never;
@@ -296,7 +296,7 @@ export interface paths {
         put?: never;
         /**
          * Update notifications (v1 path)
-         * @description The v1 path of `/v2/notifications/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/notifications/update`: same request, same answer.
          */
         post: operations["notificationsUpdateV1"];
         delete?: never;
@@ -316,7 +316,7 @@ export interface paths {
         put?: never;
         /**
          * Disable or enable organizations (v1 path)
-         * @description The v1 path of `/v2/organizations/access/disablestate/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/access/disablestate/update`: same request, same answer.
          */
         post: operations["organizationsDisableStateUpdateV1"];
         delete?: never;
@@ -336,7 +336,7 @@ export interface paths {
         put?: never;
         /**
          * Add organizations (v1 path)
-         * @description The v1 path of `/v2/organizations/add` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/add`: same request, same answer.
          */
         post: operations["organizationsAddV1"];
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Delete organizations (v1 path)
-         * @description The v1 path of `/v2/organizations/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/delete`: same request, same answer.
          */
         post: operations["organizationsDeleteV1"];
         delete?: never;
@@ -376,7 +376,7 @@ export interface paths {
         put?: never;
         /**
          * Disable or enable documents (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/access/disablestate/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/access/disablestate/update`: same request, same answer.
          */
         post: operations["documentsDisableStateUpdateV1"];
         delete?: never;
@@ -396,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Set documents' access (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/access/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/access/update`: same request, same answer.
          */
         post: operations["documentsAccessUpdateV1"];
         delete?: never;
@@ -416,7 +416,7 @@ export interface paths {
         put?: never;
         /**
          * Add documents (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/add` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/add`: same request, same answer.
          */
         post: operations["documentsAddV1"];
         delete?: never;
@@ -436,7 +436,7 @@ export interface paths {
         put?: never;
         /**
          * Delete documents (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/delete`: same request, same answer.
          */
         post: operations["documentsDeleteV1"];
         delete?: never;
@@ -456,7 +456,7 @@ export interface paths {
         put?: never;
         /**
          * Get documents (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/get`: same request, same answer.
          */
         post: operations["documentsGetV1"];
         delete?: never;
@@ -476,7 +476,7 @@ export interface paths {
         put?: never;
         /**
          * Move documents (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/move` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/move`: same request, same answer.
          */
         post: operations["documentsMoveV1"];
         delete?: never;
@@ -496,7 +496,7 @@ export interface paths {
         put?: never;
         /**
          * Update documents (v1 path)
-         * @description The v1 path of `/v2/organizations/documents/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/documents/update`: same request, same answer.
          */
         post: operations["documentsUpdateV1"];
         delete?: never;
@@ -516,7 +516,7 @@ export interface paths {
         put?: never;
         /**
          * Set folders' access (v1 path)
-         * @description The v1 path of `/v2/organizations/folders/access/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/folders/access/update`: same request, same answer.
          */
         post: operations["foldersAccessUpdateV1"];
         delete?: never;
@@ -556,7 +556,7 @@ export interface paths {
         put?: never;
         /**
          * Get folders (v1 path)
-         * @description The v1 path of `/v2/organizations/folders/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/folders/get`: same request, same answer.
          */
         post: operations["foldersGetV1"];
         delete?: never;
@@ -576,7 +576,7 @@ export interface paths {
         put?: never;
         /**
          * Update folders (v1 path)
-         * @description The v1 path of `/v2/organizations/folders/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/folders/update`: same request, same answer.
          */
         post: operations["foldersUpdateV1"];
         delete?: never;
@@ -596,7 +596,7 @@ export interface paths {
         put?: never;
         /**
          * Get organizations (v1 path)
-         * @description The v1 path of `/v2/organizations/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/get`: same request, same answer.
          */
         post: operations["organizationsGetV1"];
         delete?: never;
@@ -616,7 +616,7 @@ export interface paths {
         put?: never;
         /**
          * Update organizations (v1 path)
-         * @description The v1 path of `/v2/organizations/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/organizations/update`: same request, same answer.
          */
         post: operations["organizationsUpdateV1"];
         delete?: never;
@@ -636,7 +636,7 @@ export interface paths {
         put?: never;
         /**
          * Add users (v1 path)
-         * @description The v1 path of `/v2/users/add` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/add`: same request, same answer.
          */
         post: operations["usersAddV1"];
         delete?: never;
@@ -656,7 +656,7 @@ export interface paths {
         put?: never;
         /**
          * Erase users' data (v1 path)
-         * @description The v1 path of `/v2/users/data/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/data/delete`: same request, same answer.
          */
         post: operations["usersDataDeleteV1"];
         delete?: never;
@@ -676,7 +676,7 @@ export interface paths {
         put?: never;
         /**
          * Progress of a user-data erasure (v1 path)
-         * @description The v1 path of `/v2/users/data/delete/status` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/data/delete/status`: same request, same answer.
          */
         post: operations["usersDataDeleteStatusV1"];
         delete?: never;
@@ -696,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Export a user's data (v1 path)
-         * @description The v1 path of `/v2/users/data/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/data/get`: same request, same answer.
          */
         post: operations["usersDataGetV1"];
         delete?: never;
@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Delete users (v1 path)
-         * @description The v1 path of `/v2/users/delete` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/delete`: same request, same answer.
          */
         post: operations["usersDeleteV1"];
         delete?: never;
@@ -736,7 +736,7 @@ export interface paths {
         put?: never;
         /**
          * Get users (v1 path)
-         * @description The v1 path of `/v2/users/get` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/get`: same request, same answer.
          */
         post: operations["usersGetV1"];
         delete?: never;
@@ -756,7 +756,7 @@ export interface paths {
         put?: never;
         /**
          * Update users (v1 path)
-         * @description The v1 path of `/v2/users/update` (COMPAT §F): same request, same answer.
+         * @description The v1 path of `/v2/users/update`: same request, same answer.
          */
         post: operations["usersUpdateV1"];
         delete?: never;
@@ -876,7 +876,7 @@ export interface paths {
         put?: never;
         /**
          * Get permissions
-         * @description Effective access of the given users in one organization (COMPAT §A.7), keyed by userId: `organization` when they have organization-level access, and `folders`/`documents` with `accessRole`, the effective `accessType` and `expiresAt` (epoch seconds) of the deciding grant, or an error entry (`permission_denied`, `does_not_exist`). Without folderIds/documentIds: what each user holds a live grant or membership on; with them, exactly those ids.
+         * @description Effective access of the given users in one organization, keyed by userId: `organization` when they have organization-level access, and `folders`/`documents` with `accessRole`, the effective `accessType` and `expiresAt` (epoch seconds) of the deciding grant, or an error entry (`permission_denied`, `does_not_exist`). Without folderIds/documentIds: what each user holds a live grant or membership on; with them, exactly those ids.
          */
         post: operations["permissionsGet"];
         delete?: never;
@@ -916,7 +916,7 @@ export interface paths {
         put?: never;
         /**
          * Add comment threads
-         * @description Adds threads with their comments to one document (COMPAT §C.2). Per-thread outcomes keyed by annotationId (`__svc_denied:<index>` for a denied thread sent without one). Comments with `triggerNotification` emit `comment_annotation.add` (first comment) or `comment.add` and notify subscribers; `triggerActivities` writes activities.
+         * @description Adds threads with their comments to one document. Per-thread outcomes keyed by annotationId (`__svc_denied:<index>` for a denied thread sent without one). Comments with `triggerNotification` emit `comment_annotation.add` (first comment) or `comment.add` and notify subscribers; `triggerActivities` writes activities.
          */
         post: operations["commentAnnotationsAdd"];
         delete?: never;
@@ -1959,7 +1959,7 @@ export interface components {
             activities: components["schemas"]["ActivityPatch"][];
             organizationId: string;
         };
-        /** @description SPEC §2.1, plus the add-only fields that were set. */
+        /** @description An activity record, plus the add-only fields that were set. */
         Activity: {
             /** @description URL or identifier of the icon. */
             actionIcon?: string;
@@ -2063,7 +2063,7 @@ export interface components {
             message: string;
             success: boolean;
         };
-        /** @description A comment (COMPAT §C.1). */
+        /** @description A comment. */
         Comment: {
             agent?: components["schemas"]["CommentAgent"];
             attachments: components["schemas"]["CommentAttachment"][];
@@ -2112,7 +2112,7 @@ export interface components {
             /** @description URL. */
             url?: string;
         };
-        /** @description A comment thread (COMPAT §C.1). */
+        /** @description A comment thread. */
         CommentAnnotation: {
             agent?: components["schemas"]["CommentAgent"];
             annotationId: string;
@@ -2196,7 +2196,7 @@ export interface components {
             createOrganization?: boolean;
             documentId: string;
             organizationId: string;
-            /** @description Authors must have access to the document (COMPAT §A.7). */
+            /** @description Authors must have access to the document. */
             verifyUserPermissions?: boolean;
         };
         CommentAnnotationsCountRequest: {
@@ -2408,7 +2408,7 @@ export interface components {
             createOrganization?: boolean;
             documentId: string;
             organizationId: string;
-            /** @description Authors must have access to the document (COMPAT §A.7). */
+            /** @description Authors must have access to the document. */
             verifyUserPermissions?: boolean;
         };
         CommentsDeleteRequest: {
@@ -2609,7 +2609,7 @@ export interface components {
          * @enum {string}
          */
         FeatureType: "comment" | "reaction" | "recorder" | "crdt" | "custom";
-        /** @description A folder (SPEC §2.3). */
+        /** @description A folder. */
         Folder: {
             accessType: components["schemas"]["AccessType"];
             /** @description Folder ids from `root` to the direct parent. */
@@ -2990,7 +2990,7 @@ export interface components {
             };
             /** @description Recipients' User objects, as sent. */
             notifyUserObjects: components["schemas"]["User"][];
-            /** @description Recipients: userId → true (COMPAT §A.6). */
+            /** @description Recipients: userId → true. */
             notifyUsers: {
                 [key: string]: true;
             };
@@ -3038,7 +3038,7 @@ export interface components {
             success: boolean;
             userId: string;
         };
-        /** @description Fields to merge into one notification (SPEC §2.5). */
+        /** @description Fields to merge into one notification. */
         NotificationPatch: {
             actionUser?: components["schemas"]["User"];
             /** @description Body message. */
@@ -3286,7 +3286,7 @@ export interface components {
             /** @description Milliseconds; may be fractional; at most ten years. */
             duration: number;
         };
-        /** @description A recording annotation (SPEC §2.2). */
+        /** @description A recording annotation. */
         Recording: {
             annotationId: string;
             attachments: components["schemas"]["Attachment"][];
@@ -3357,7 +3357,7 @@ export interface components {
             /** @description The tagged user's id; default `contact.userId`. */
             userId?: string;
         };
-        /** @description The recording's transcription (COMPAT §D.4); sent with the recorder webhook. */
+        /** @description The recording's transcription; sent with the recorder webhook. */
         Transcription: {
             /** @description A summary of the recording. */
             contentSummary?: string;
@@ -3374,7 +3374,7 @@ export interface components {
             /** @description What was said. */
             text: string;
         };
-        /** @description A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent. */
+        /** @description A user: `userId` plus optional known fields; other keys are kept as sent. */
         User: {
             /**
              * @description `viewer` or `editor`; meaningful only in users add and update.
@@ -3416,7 +3416,7 @@ export interface components {
         } & {
             [key: string]: components["schemas"]["JsonValue"];
         };
-        /** @description One user's effective access (COMPAT §A.7). */
+        /** @description One user's effective access. */
         UserAccess: {
             /** @description Keyed by resource id. */
             documents?: {
@@ -3493,7 +3493,7 @@ export interface components {
             folderId?: string;
             /** @description The organization. */
             organizationId: string;
-            /** @description Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level. */
+            /** @description Users; `accessRole` (default `editor`) is the role at the level. */
             users: components["schemas"]["User"][];
         };
         UsersDataDeleteRequest: {
@@ -3532,7 +3532,7 @@ export interface components {
             groupByDocumentId?: boolean;
             /** @description The organization. */
             organizationId: string;
-            /** @description User groups; collabd has none, so these match nobody (COMPAT §E 14). */
+            /** @description User groups; collabd has none, so these match nobody. */
             organizationUserGroupIds?: string[];
             /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
             pageSize?: number;
@@ -3548,7 +3548,7 @@ export interface components {
             folderId?: string;
             /** @description The organization. */
             organizationId: string;
-            /** @description Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level. */
+            /** @description Users; `accessRole` (default `editor`) is the role at the level. */
             users: components["schemas"]["User"][];
         };
         /** @description The workspace's webhook configuration. */
@@ -3561,7 +3561,7 @@ export interface components {
             webhookServiceConfig: {
                 /** @description Masked: only the last four characters are shown; `""` when unset. */
                 authToken: string;
-                /** @description Stored only (COMPAT §E.15). */
+                /** @description Stored only; it changes nothing. */
                 enableDataProtection: boolean;
                 encodeData: boolean;
                 encryptData: boolean;
@@ -3627,7 +3627,7 @@ export interface components {
             /** @description How long the old secret keeps signing too, in seconds (at most 30 days); default 86400 (24 h). 0 stops it at once. */
             graceSeconds?: number;
         };
-        /** @description Fields merged into the stored configuration (SPEC §2.4, COMPAT §A.8). */
+        /** @description Fields merged into the stored configuration. */
         WebhookServiceConfigPatch: {
             /** @description Sent as `Authorization: Basic <authToken>`; printable ASCII. `""` or null clears it. */
             authToken?: string | null;

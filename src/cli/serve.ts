@@ -19,12 +19,12 @@ const WEBHOOK_DRAIN_MS = 8_000;
  * not V8's default of up to 4× when collections are cheap. Request data that outlives a
  * young collection (a write waiting for its group commit) is promoted and dies soon after;
  * by default it piled up to ~110 MB over a live heap of 36 MB before a collection, which
- * alone broke the RSS budget (DESIGN §8). Measured: peak RSS 285 → 193 MB, throughput unchanged.
+ * alone broke the RSS budget (docs/performance.md "Targets"). Measured: peak RSS 285 → 193 MB, throughput unchanged.
  * No hard cap (`--max-old-space-size`), which would turn a burst of large bodies into a crash.
  */
 const HEAP_GROWING_PERCENT = 50;
 
-/** Runs the service until SIGTERM/SIGINT, then drains and exits 0 (DESIGN §1). */
+/** Runs the service until SIGTERM/SIGINT, then drains and exits 0 (docs/contract.md "Running the service"). */
 export async function serve(config: Config): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const logger = pino({ level: config.logLevel, base: { service: "collabd" } });
@@ -67,7 +67,7 @@ export async function serve(config: Config): Promise<void> {
     });
     await app.listen({ port: config.port, host: config.host });
     // Generated credentials only once the address is ours: created and then not shown
-    // (the port was taken), they would be lost for good (DESIGN §1).
+    // (the port was taken), they would be lost for good (docs/contract.md "Running the service").
     const outcome = fixed || inWorker ? null : await bootstrap(services.database.db, services.clock, null);
     if (!forward) {
       worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });

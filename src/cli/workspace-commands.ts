@@ -14,7 +14,7 @@ export interface Printed {
   readonly text: string;
 }
 
-/** `workspace create|update|show` and `token issue|revoke` (DESIGN §1). */
+/** `workspace create|update|show` and `token issue|revoke` (docs/contract.md "Running the service"). */
 export async function runWorkspaceCommand(
   services: Services,
   group: string,
@@ -103,7 +103,7 @@ function onOff(flags: Flags, name: string): boolean | undefined {
   throw new UsageError(`--${name} takes on or off.`);
 }
 
-/** `--default-access-type` (COMPAT §A.4): what top-level folders and folderless documents inherit. */
+/** `--default-access-type` (docs/contract.md "Folders"): what top-level folders and folderless documents inherit. */
 function accessType(flags: Flags, name: string): AccessType | undefined {
   const value = flags[name];
   if (value === undefined) return undefined;

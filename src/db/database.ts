@@ -101,7 +101,7 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 
 /** Opens the database named by a `COLLABD_DATABASE_URL` value. */
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
-  // Each driver is loaded only when used: start-up time is part of DESIGN §8.
+  // Each driver is loaded only when used: start-up time is one of the targets (docs/performance.md "Targets").
   return url.startsWith("sqlite:")
     ? openSqlite((await import("better-sqlite3")).default, url.slice("sqlite:".length), options)
     : openPostgres((await import("pg")).default, url, options);
@@ -112,7 +112,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   const file = inMemory ? ":memory:" : resolve(path);
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
   const handle = new Sqlite(file);
-  // WAL with synchronous=FULL: an acknowledged commit survives power loss (DESIGN §9).
+  // WAL with synchronous=FULL: an acknowledged commit survives power loss (docs/architecture.md "Conventions").
   handle.pragma("journal_mode = WAL");
   handle.pragma("synchronous = FULL");
   handle.pragma("busy_timeout = 5000");
@@ -195,7 +195,7 @@ function sqliteReader(
   // A write here would wait on the writer's lock while blocking the event loop: refuse it instead.
   handle.pragma("query_only = ON");
   handle.pragma("busy_timeout = 5000");
-  // A 32 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (DESIGN §8) with the writer's cache.
+  // A 32 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (docs/performance.md "Targets") with the writer's cache.
   handle.pragma("cache_size = -16384");
   handle.pragma("mmap_size = 33554432");
   const budget = options.statementCacheBytes;

@@ -16,7 +16,7 @@ interface Job {
   readonly reject: (reason: unknown) => void;
 }
 
-/** Jobs per batch at most: the DESIGN §8 default. */
+/** Jobs per batch at most. */
 export const GROUP_COMMIT_MAX_JOBS = 256;
 /**
  * Rows per batch at most: 256 concurrent 100-row adds ran as one 129 ms batch, the event
@@ -39,7 +39,7 @@ export interface GroupCommitOptions {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
- * Group commit for SQLite (DESIGN §8): write transactions that arrive while the
+ * Group commit for SQLite (what the durable add target needs: docs/performance.md "Targets"): write transactions that arrive while the
  * event loop is busy share one database transaction and so one fsync. Each caller's
  * work runs inside its own savepoint, so a failing job is rolled back alone; every
  * caller is answered only after the shared COMMIT is durable.

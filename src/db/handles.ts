@@ -3,7 +3,7 @@ import type { Tables } from "./tables.js";
 
 /**
  * The storage boundary, checked by the compiler at no runtime cost: both handles are the
- * same Kysely object at run time, told apart only by a phantom brand (issue #14).
+ * same Kysely object at run time, told apart only by a phantom brand.
  */
 declare const access: unique symbol;
 

@@ -1,6 +1,6 @@
 /**
- * Row types: storage names, never sent as they are (STYLE §7). Every table's
- * primary key and every index begin with `workspace_id` (DESIGN §9). Flags are
+ * Row types: storage names, never sent as they are (docs/architecture.md "Conventions"). Every table's
+ * primary key and every index begin with `workspace_id` (docs/architecture.md "Conventions"). Flags are
  * integers 0/1 and JSON is text, so both dialects store the same values.
  */
 
@@ -32,7 +32,7 @@ export interface ActivityRow {
   action_type: string;
   user_id: string;
   timestamp: number;
-  /** The public record (SPEC §2.1 plus the add-only fields that were set), serialized once. */
+  /** The public record (docs/contract.md "Activities": the record plus the add-only fields that were set), serialized once. */
   record: string;
 }
 
@@ -72,9 +72,9 @@ export interface DocumentRow {
   access_type: string | null;
   created_at: number;
   last_updated: number;
-  /** JSON object of the open item's other keys (COMPAT §A.5); null: none. */
+  /** JSON object of the open item's other keys (docs/contract.md "Documents"); null: none. */
   metadata: string | null;
-  /** 1: nobody has access (COMPAT §C.6). */
+  /** 1: nobody has access (docs/contract.md "Documents"). */
   disabled: number;
 }
 
@@ -110,9 +110,9 @@ export interface WebhookConfigRow {
   previous_signing_secret: string | null;
   previous_secret_expires_at: number | null;
   updated_at: number;
-  /** COMPAT §A.8: stored and returned, no effect. */
+  /** Stored and returned, no effect (docs/compatibility.md "D15"). */
   enable_data_protection: number;
-  /** `basic` or `advanced` (COMPAT §D.5). */
+  /** `basic` or `advanced` (docs/webhooks.md "Payloads"). */
   payload_format: string;
 }
 
@@ -173,9 +173,9 @@ export interface OrganizationRow {
   folder_seq: number;
   created_at: number;
   last_updated: number;
-  /** JSON object of the open item's other keys (COMPAT §A.3); null: none. */
+  /** JSON object of the open item's other keys (docs/contract.md "Organizations"); null: none. */
   metadata: string | null;
-  /** 1: nobody has access (COMPAT §C.5). */
+  /** 1: nobody has access (docs/contract.md "Organizations"). */
   disabled: number;
 }
 
@@ -207,7 +207,7 @@ export interface RecordingRow {
   latest_version: number;
   created_at: number;
   last_updated: number;
-  /** The public record (SPEC §2.2), serialized once. */
+  /** The public record (docs/contract.md "Recordings"), serialized once. */
   record: string;
 }
 
@@ -222,7 +222,7 @@ export interface WorkspaceUsageRow {
   pending_deliveries: number;
 }
 
-/** One comment thread (COMPAT §C.1): the public annotation, comments embedded, plus the columns its filters read. */
+/** One comment thread (docs/contract.md "Comments"): the public annotation, comments embedded, plus the columns its filters read. */
 export interface CommentAnnotationRow {
   workspace_id: string;
   organization_id: string;
@@ -304,7 +304,7 @@ export interface PrivacyTaskRow {
   completed_at: number | null;
 }
 
-/** A user's profile in one organization (COMPAT §C.4): the open User object as sent, without accessRole. */
+/** A user's profile in one organization (docs/contract.md "Users"): the open User object as sent, without accessRole. */
 export interface UserProfileRow {
   workspace_id: string;
   organization_id: string;

@@ -6,7 +6,7 @@ type Db = Kysely<Tables>;
 
 /*
  * Transactions and commit modes that differ between the dialects live here, so that no
- * service or store above src/db opens a transaction by hand or tests the dialect (issue #14).
+ * service or store above src/db opens a transaction by hand or tests the dialect.
  */
 
 /**

@@ -1,10 +1,10 @@
 import type { Operation } from "./operation.js";
 
 /**
- * The v1 paths of COMPAT §F: each is served by its v2 operation (same schemas, same verb,
+ * The v1 paths (docs/compatibility.md "Version 1 paths"): each is served by its v2 operation (same schemas, same verb,
  * same answer), so a client written for the original's v1 documentation works unchanged.
  * Adding an alias is one line here; an alias whose v2 operation does not exist (yet) is
- * skipped. `/v1/organizations/folders/add` is not an alias: SPEC §4.7 gives it its own rules.
+ * skipped. `/v1/organizations/folders/add` is not an alias: it has rules of its own (docs/contract.md "Folders").
  */
 export const V1_ALIASES: Readonly<Record<string, string>> = {
   "/v1/notifications/add": "/v2/notifications/add",
@@ -62,7 +62,7 @@ export function withAliases(operations: readonly Operation[]): Operation[] {
       path,
       operationId: `${op.operationId}V1`,
       summary: `${op.summary} (v1 path)`,
-      description: `The v1 path of \`${op.path}\` (COMPAT §F): same request, same answer.`,
+      description: `The v1 path of \`${op.path}\`: same request, same answer.`,
       aliasOf: op,
       handle: op.handle,
     });

@@ -62,10 +62,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     bodyLimit: config.bodyLimitBytes,
     ...serverTimeouts(config.transport),
     clientErrorHandler: clientErrorHandler(config.transport.requestTimeoutMs),
-    // Shutting down is answered by our hook below, in the error shape (DESIGN §2).
+    // Shutting down is answered by our hook below, in the error shape (docs/contract.md "Answers and errors").
     return503OnClosing: false,
     ajv: {
-      // Wrong types are errors, never coerced; unknown fields are errors, never dropped (DESIGN §2).
+      // Wrong types are errors, never coerced; unknown fields are errors, never dropped (docs/contract.md "Requests").
       customOptions: {
         coerceTypes: false,
         removeAdditional: false,
@@ -192,7 +192,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 /**
  * The request body's schema for each operation, one object per data schema: a v1 alias shares
  * its operation's, so Ajv (which caches by schema object) compiles each validator once, not once
- * per path — start-up time (issue #18).
+ * per path — start-up time.
  */
 function bodySchemas(config: Config): (op: Operation) => object {
   const byData = new Map<object, object>();
@@ -299,7 +299,7 @@ function isAuthFailure(error: unknown): boolean {
 
 /**
  * Serializes the success envelope; `rawData` is spliced in as already-serialized JSON.
- * `withNextPageToken` (the operation's flag, COMPAT §0.1) repeats `pageToken` under the
+ * `withNextPageToken` (the operation's flag, docs/compatibility.md "Policy") repeats `pageToken` under the
  * original's name, null on the last page.
  */
 export function render(outcome: Outcome, withNextPageToken = false): string {
@@ -313,6 +313,6 @@ export function render(outcome: Outcome, withNextPageToken = false): string {
     (extras ? `,${extras}` : "") +
     "}}";
   if (!outcome.topLevel) return head + data + tail;
-  // Keys beside `result` (COMPAT §E #18): written first, so `result` keeps its place at the end.
+  // Keys beside `result` (docs/compatibility.md "D18"): written first, so `result` keeps its place at the end.
   return `${JSON.stringify(outcome.topLevel).slice(0, -1)},${head.slice(1)}${data}${tail}`;
 }

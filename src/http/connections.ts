@@ -7,7 +7,7 @@ import { errorBody } from "./errors.js";
 /**
  * Connection hygiene (docs/decisions.md, "Transport abuse"): timeouts so no socket is held
  * for free, a cap on open connections per client address, and HTTP-level errors (bad
- * framing, oversized headers, timeouts) answered in the error shape of SPEC §7.
+ * framing, oversized headers, timeouts) answered in the error shape (docs/contract.md "Answers and errors").
  */
 
 /** The Fastify server options that bound how long a client may hold a connection. */
@@ -91,7 +91,7 @@ const PARSE_MESSAGES: Record<string, string> = {
   HPE_INVALID_HEADER_TOKEN: "The request has an invalid header.",
 };
 
-/** What a client error is answered with, in the error shape (DESIGN §2 codes, HTTP status kept). */
+/** What a client error is answered with, in the error shape (its codes: docs/contract.md "Answers and errors"; HTTP status kept). */
 export function clientErrorAnswer(code: string | undefined, requestTimeoutMs: number): ApiError {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
@@ -115,7 +115,7 @@ export function clientErrorAnswer(code: string | undefined, requestTimeoutMs: nu
 
 /**
  * Replaces Fastify's clientError handler (whose body is `{"error":"Bad Request",…}`) with one
- * that answers in SPEC §7's shape, then closes the socket as Node does.
+ * that answers in the error shape (docs/contract.md "Answers and errors"), then closes the socket as Node does.
  */
 export function clientErrorHandler(requestTimeoutMs: number) {
   return (error: Error & { code?: string }, socket: Socket): void => {

@@ -128,7 +128,7 @@ const TIMED_OUT = (e: { code?: string; message?: string }) =>
 const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
 
 /**
- * Maps anything thrown during a request to the wire error (STYLE §4). Framework errors
+ * Maps anything thrown during a request to the wire error (docs/architecture.md "Conventions"). Framework errors
  * keep their meaning under canonical statuses; unknown errors become INTERNAL.
  */
 export function toApiError(error: unknown, bodyLimit: number): { error: ApiError; internal: boolean } {

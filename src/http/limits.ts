@@ -3,7 +3,7 @@ import { type Config, LIMIT_CEILINGS } from "../config.js";
 import { FILTER, MAX_ITEMS } from "./schemas.js";
 
 /**
- * DESIGN §7's limits as configured. The request schemas state the ceilings (the
+ * The request limits (docs/contract.md "Limits") as configured. The request schemas state the ceilings (the
  * defaults, which the OpenAPI document publishes); a deployment may lower them
  * (COLLABD_MAX_BATCH_ITEMS, COLLABD_MAX_FILTER_VALUES). Rather than a second check in
  * every verb, each operation's body schema is copied once at start-up with the

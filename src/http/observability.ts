@@ -7,7 +7,7 @@ import { ApiError } from "../errors.js";
 import { metricsText, shareMetrics } from "./cluster-metrics.js";
 import { registerStorageMetrics } from "./storage-metrics.js";
 
-/** Auth failure messages (DESIGN §2) to the `reason` label of collabd_auth_failures_total. */
+/** Auth failure messages (docs/contract.md "Authentication") to the `reason` label of collabd_auth_failures_total. */
 const AUTH_FAILURE_REASONS: Record<string, string> = {
   [AUTH_MESSAGES.missingKey]: "missing_api_key",
   [AUTH_MESSAGES.missingToken]: "missing_auth_token",
@@ -16,7 +16,7 @@ const AUTH_FAILURE_REASONS: Record<string, string> = {
 };
 
 /**
- * Request metrics and logs (DESIGN §1): one JSON line per request with request id,
+ * Request metrics and logs (docs/contract.md "Running the service"): one JSON line per request with request id,
  * API key (never a token), route, status and duration; counters and latency
  * histograms per operation on `/metrics`; `/healthz` answering for the database.
  */

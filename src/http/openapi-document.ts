@@ -6,7 +6,7 @@ import { DOC_AS, DOC_NAME, Envelope, Success } from "./schemas.js";
 
 /**
  * The OpenAPI 3.1 document, built from the operations' own TypeBox schemas (one schema
- * validates, types and documents: STYLE §2). Schemas marked with `named()` become
+ * validates, types and documents: docs/architecture.md "Conventions"). Schemas marked with `named()` become
  * `components.schemas` entries referred to by `$ref`; `documentedAs()` swaps in the shape a
  * client should see where the validator is deliberately looser (docs/decisions.md).
  */
@@ -16,7 +16,7 @@ type Json = any;
 
 export const SERVER_URL = "http://127.0.0.1:8080";
 
-/** One error response per HTTP code the operations answer (DESIGN §2), keyed by component name. */
+/** One error response per HTTP code the operations answer (docs/contract.md "Answers and errors"), keyed by component name. */
 const ERROR_RESPONSES: readonly {
   readonly name: string;
   readonly http: number;
@@ -123,7 +123,7 @@ export function openApiDocument(served: readonly Operation[]): Json {
   const paths: Json = {};
   const operations = withAliases(served);
   for (const op of operations) {
-    // An alias refers to its operation's request schema by that operation's name (COMPAT §F).
+    // An alias refers to its operation's request schema by that operation's name (docs/compatibility.md "Version 1 paths").
     const requestSchema = schemas.convert(
       Envelope(schemas.name(op.data, `${pascal((op.aliasOf ?? op).operationId)}Request`)),
     );

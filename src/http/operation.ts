@@ -12,7 +12,7 @@ export interface Outcome {
    * records are spliced into the response without a parse/stringify round trip.
    */
   readonly rawData?: string;
-  /** Keys sent beside `result` at the top of the body (`topLevel` operations only, COMPAT §E #18). */
+  /** Keys sent beside `result` at the top of the body (`topLevel` operations only, docs/compatibility.md "D18"). */
   readonly topLevel?: Readonly<Record<string, unknown>>;
   /** Keys sent inside `result` beside `data` (e.g. `nextPageToken`), as the operation's `resultExtras` documents them. */
   readonly resultExtras?: Readonly<Record<string, unknown>>;
@@ -41,12 +41,12 @@ export interface Operation<D extends TSchema = TSchema> {
   readonly resultExtras?: Readonly<Record<string, TSchema>>;
   /**
    * The body may be left out: no body, `{}` and `{"data": {}}` all mean `{"data": {}}`
-   * (webhookconfig get, COMPAT §A.8).
+   * (webhookconfig get, docs/contract.md "Webhook configuration").
    */
   readonly bodyOptional?: boolean;
   /** Set on a v1 path's alias of this operation (src/http/aliases.ts): the operation it serves. */
   readonly aliasOf?: Operation;
-  /** Lists that also answer `result.nextPageToken` (COMPAT §0.1), the original's name. */
+  /** Lists that also answer `result.nextPageToken` (docs/compatibility.md "Policy"), the original's name. */
   readonly nextPageToken?: boolean;
   /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against

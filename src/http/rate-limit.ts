@@ -2,7 +2,7 @@ import { ApiError, crossesProcesses } from "../errors.js";
 import type { Clock } from "../lib/clock.js";
 
 /**
- * Per-API-key token bucket (DESIGN §7): `perMinute` requests a minute, refilled
+ * Per-API-key token bucket (docs/contract.md "Limits"): `perMinute` requests a minute, refilled
  * continuously, bursts up to one minute's worth. In-process: with several processes
  * on PostgreSQL each enforces its own budget. Only authenticated keys get a bucket,
  * so unknown keys cannot grow the map.

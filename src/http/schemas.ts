@@ -3,7 +3,7 @@ import { LIMIT_CEILINGS } from "../config.js";
 
 /**
  * Schema building blocks shared by every area. One schema validates the request,
- * types the handler and documents the operation in OpenAPI (STYLE §2).
+ * types the handler and documents the operation in OpenAPI (docs/architecture.md "Conventions").
  */
 
 /**
@@ -44,7 +44,7 @@ export const JSON_VALUE_REF = { $ref: "#/components/schemas/JsonValue" } as cons
 export const ERROR_DETAIL_REF = { $ref: "#/components/schemas/ErrorDetail" } as const;
 
 /**
- * Client-given ids (DESIGN §3): 1–256 characters, no control characters, and no unpaired
+ * Client-given ids (docs/contract.md "Ids and time"): 1–256 characters, no control characters, and no unpaired
  * surrogate (not a character: stored as U+FFFD, so two such ids would collide).
  */
 export const ID_PATTERN = "^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$";
@@ -56,7 +56,7 @@ export const Id = (description?: string) =>
 export const Text = (description?: string, maxLength = 65_536) =>
   Type.String({ maxLength, ...(description ? { description } : {}) });
 
-/** An object whose keys are the client's own (DESIGN §2 free-form values). */
+/** An object whose keys are the client's own (open objects: docs/contract.md "Requests"). */
 export const FreeObject = (description?: string) =>
   documentedAs(
     Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) }),
@@ -74,14 +74,14 @@ export const AnyValue = (description?: string) =>
     Type.Unsafe({ ...JSON_VALUE_REF, ...(description ? { description } : {}) }),
   );
 
-/** A closed object: unknown fields are rejected, naming the field (DESIGN §2). */
+/** A closed object: unknown fields are rejected, naming the field (docs/contract.md "Requests"). */
 export const Closed = <T extends Record<string, TSchema>>(properties: T, description?: string) =>
   Type.Object(properties, { additionalProperties: false, ...(description ? { description } : {}) });
 
 /** Marks an array schema as an array filter, whose ceiling COLLABD_MAX_FILTER_VALUES lowers (limits.ts). */
 export const FILTER = Symbol.for("collabd.filter");
 
-/** Array filters match any listed value; at most 100 values (DESIGN §4, §7). */
+/** Array filters match any listed value; at most 100 values (docs/contract.md "Lists and page tokens", "Limits"). */
 export const Filter = <T extends TSchema>(items: T, description?: string) =>
   Object.assign(
     Type.Array(items, {
@@ -95,7 +95,7 @@ export const Filter = <T extends TSchema>(items: T, description?: string) =>
 export const IdFilter = (description: string) => Filter(Id(), description);
 
 /**
- * Items per batch array (DESIGN §7): every array whose schema states this ceiling is a
+ * Items per batch array (docs/contract.md "Limits"): every array whose schema states this ceiling is a
  * batch, which COLLABD_MAX_BATCH_ITEMS lowers (limits.ts).
  */
 export const MAX_ITEMS = LIMIT_CEILINGS.batchItems;
@@ -152,7 +152,7 @@ export const Success = <T extends TSchema>(
     }),
   });
 
-/** Per-item outcome used by update, delete and folder add (SPEC §7.2). */
+/** Per-item outcome used by update, delete and folder add (docs/contract.md "Per-item outcomes"). */
 export const ItemResult = named(
   "ItemResult",
   Closed(
@@ -184,7 +184,7 @@ export const Acknowledgement = named(
   Closed({ success: Type.Boolean(), message: Type.String() }, "The request was applied."),
 );
 
-/** `result.deletedCount` beside a delete's per-item map (COMPAT §A.1, §A.6: an extra). */
+/** `result.deletedCount` beside a delete's per-item map (an extra: docs/contract.md "Per-item outcomes"). */
 export const DELETED_COUNT = Type.Integer({ minimum: 0, description: "How many records were deleted." });
 
 export const DeletedCount = named(

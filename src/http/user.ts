@@ -2,7 +2,7 @@ import { type Static, Type } from "typebox";
 import { documentedAs, ID_PATTERN, JSON_VALUE_REF, named } from "./schemas.js";
 
 /**
- * The User object of COMPAT §B, one schema for every place a user appears (activity and
+ * The User object (docs/contract.md "The User object"), one schema for every place a user appears (activity and
  * notification `actionUser`, recipients, users add, comment authors …). It is open: the
  * known fields are type-checked, any other key is kept verbatim and returned as sent, so
  * a client built for the original service can send its full user objects. Prototype keys
@@ -48,12 +48,12 @@ export const User = named(
   documentedAs(
     Type.Object(USER_FIELDS, {
       additionalProperties: true,
-      description: "A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent.",
+      description: "A user: `userId` plus optional known fields; other keys are kept as sent.",
     }),
     Type.Unsafe({
       ...Type.Object(USER_FIELDS),
       additionalProperties: JSON_VALUE_REF,
-      description: "A user (COMPAT §B): `userId` plus optional known fields; other keys are kept as sent.",
+      description: "A user: `userId` plus optional known fields; other keys are kept as sent.",
     }),
   ),
 );

@@ -3,7 +3,7 @@ import { invalidArgument } from "../errors.js";
 import { chunkRows, listLimit } from "./paging.js";
 
 /**
- * Bounds on what one record and one answer may hold (issue #15, docs/decisions.md
+ * Bounds on what one record and one answer may hold (docs/decisions.md
  * "Answer and record bounds"): every stored record is at most `maxRecordBytes`, every
  * list page at most `maxPageBytes` characters of JSON, so no page can outgrow memory or
  * V8's string limit however the records were written.

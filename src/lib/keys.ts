@@ -12,7 +12,7 @@ export interface Keys {
 }
 
 /**
- * Finds the key material (DESIGN §1): COLLABD_SECRET when set; on a SQLite file a secret
+ * Finds the key material (docs/contract.md "Running the service"): COLLABD_SECRET when set; on a SQLite file a secret
  * generated into the data dir on first start (mode 0600) and reused; in memory a fresh one.
  */
 export function resolveKeys(config: Config, database: Database): Keys {

@@ -1,4 +1,4 @@
-/** One id's result in a batch answer (SPEC §7.2): data, not an error. */
+/** One id's result in a batch answer (docs/contract.md "Per-item outcomes"): data, not an error. */
 export interface ItemOutcome {
   readonly success: boolean;
   readonly message: string;
@@ -23,7 +23,7 @@ export function outcomesById(
 }
 
 /**
- * A delete's per-item map in every request shape (COMPAT §A.1, §A.6): each deleted id
+ * A delete's per-item map in every request shape (docs/contract.md "Per-item outcomes"): each deleted id
  * succeeds; each requested id that was not deleted fails. Keys follow the request's ids when
  * given (a delete by ids deletes nothing else), else the order of deletion.
  */

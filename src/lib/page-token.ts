@@ -3,7 +3,7 @@ import { invalidArgument } from "../errors.js";
 import { randomInto } from "./ids.js";
 
 /**
- * Opaque page tokens (DESIGN §4): AES-256-GCM over the cursor, bound to the workspace
+ * Opaque page tokens (docs/contract.md "Lists and page tokens"): AES-256-GCM over the cursor, bound to the workspace
  * (additional data) and to a hash of every other request parameter, expiring after 72 h.
  * A token that fails any check is INVALID_ARGUMENT `Invalid page token.`; it never grants access.
  */

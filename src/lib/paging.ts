@@ -3,7 +3,7 @@ import type { Ctx } from "../context.js";
 import { invalidArgument } from "../errors.js";
 import type { Cursor } from "./page-token.js";
 
-/** Page size rules of DESIGN §4: default 1000, values above 1000 are treated as 1000. */
+/** Page size rules (docs/contract.md "Lists and page tokens"): default 1000, values above 1000 are treated as 1000. */
 export const MAX_PAGE_SIZE = 1000;
 
 export function listLimit(pageSize: number | undefined): number {
@@ -12,7 +12,7 @@ export function listLimit(pageSize: number | undefined): number {
 
 /**
  * The token that resumes a list after `next`, sealed to the workspace and the query, or
- * "" on the last page (DESIGN §4). `now` defaults to the clock's.
+ * "" on the last page (docs/contract.md "Lists and page tokens"). `now` defaults to the clock's.
  */
 export function nextPageToken(
   ctx: Pick<Ctx, "workspace" | "pageTokens" | "clock">,
@@ -54,7 +54,7 @@ export interface PageFill<R, K> {
 }
 
 /**
- * Fills one keyset page (issue #15): up to `limit` records, stopping before the record
+ * Fills one keyset page: up to `limit` records, stopping before the record
  * that would take the page past `budget` characters, reading `chunkRows` rows at a time.
  * A page whose `limit + 1` rows fit in one chunk costs one query, as before; the only
  * per-row work is a length check on the already-serialized record.

@@ -37,7 +37,7 @@ const ERROR_SNIPPET = 200;
 export const NOT_SENT_ERASED = "Not sent: its record was deleted, and its content with it.";
 
 /**
- * Makes one attempt (DESIGN §6). The body is rebuilt from the stored payload each time:
+ * Makes one attempt (docs/webhooks.md "Delivery"). The body is rebuilt from the stored payload each time:
  * same JSON and `webhook-id` on every retry, fresh timestamp and signature, and the
  * format and token of the configuration as it is now. Never throws.
  */

@@ -1,6 +1,6 @@
 import { encrypt, publicKeyFor } from "./encryption.js";
 
-/** How a workspace wants its payloads wrapped (SPEC §2.4 `encodeData`, `encryptData`). */
+/** How a workspace wants its payloads wrapped (`encodeData`, `encryptData`: docs/webhooks.md "Body formats"). */
 export interface BodyFormat {
   readonly encodeData: boolean;
   readonly encryptData: boolean;
@@ -8,7 +8,7 @@ export interface BodyFormat {
 }
 
 /**
- * The HTTP body for one payload (DESIGN §6): the JSON itself; with encodeData
+ * The HTTP body for one payload (docs/webhooks.md "Body formats"): the JSON itself; with encodeData
  * `{"encodedPayload": base64(JSON)}`; with encryptData `{encryptedData, encryptedKey, iv}`,
  * whose plaintext is the JSON, or its base64 text when both are set.
  */

@@ -1,5 +1,5 @@
 /**
- * The basic payload of comment events (COMPAT §D.2, §D.3): the trigger key in `event`, the
+ * The basic payload of comment events (docs/webhooks.md "Payloads"): the trigger key in `event`, the
  * original's word in `actionType`, the thread in `commentAnnotation`, the comment in
  * `targetComment` for comment-level events. Built when the event is written, like every
  * payload (payloads.ts), so the outbox, encoding, encryption and signing apply unchanged.
@@ -7,7 +7,7 @@
 
 type Json = Record<string, unknown>;
 
-/** Trigger key → the original's `actionType` word (COMPAT §D.3). */
+/** Trigger key → the original's `actionType` word (docs/webhooks.md "Payloads"). */
 export const COMMENT_ACTIONS = {
   "comment_annotation.add": "newlyAdded",
   "comment.add": "added",

@@ -2,7 +2,7 @@ import { BlockList, isIP } from "node:net";
 import type { HostResolver, ResolvedAddress } from "./resolver.js";
 
 /**
- * Egress safety (DESIGN §6): webhook URLs must not reach the service's own network.
+ * Egress safety (docs/webhooks.md "Egress safety"): webhook URLs must not reach the service's own network.
  * Loopback, private, link-local (which holds the cloud metadata address), shared,
  * multicast and reserved ranges are refused at config time and again at connect time,
  * where the check runs on the very address the socket connects to (no DNS rebinding gap).

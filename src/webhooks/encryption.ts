@@ -8,7 +8,7 @@ import {
 } from "node:crypto";
 
 /**
- * Payload encryption (DESIGN §6): AES-256-CBC with a fresh random key and 16-byte IV; the
+ * Payload encryption (docs/webhooks.md "Body formats"): AES-256-CBC with a fresh random key and 16-byte IV; the
  * key is RSA-OAEP-SHA256-encrypted with the workspace's public key. The receiver decrypts
  * the key with its private key, then the data (examples/webhook-receiver.mjs).
  */

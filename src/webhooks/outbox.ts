@@ -21,7 +21,7 @@ export const outboxSignal = new EventEmitter();
 outboxSignal.setMaxListeners(0);
 
 /**
- * The transactional outbox (DESIGN §6, STYLE §5): writes the events and one pending
+ * The transactional outbox (docs/webhooks.md "What fires"; docs/architecture.md "Conventions"): writes the events and one pending
  * delivery per configured URL in the caller's transaction, so an acknowledged change
  * never loses its webhook and a rolled-back one never sends it. Events whose trigger is
  * not `true`, or any event while the service is off, write nothing.
@@ -46,7 +46,7 @@ export async function emitEvents(
   for (const event of events) {
     if (triggers[event.event] !== true) continue;
     const payloads = buildPayloads(ctx.workspace.id, event);
-    // The advanced format (COMPAT §D.5) reshapes the raw payload; processed payloads keep theirs.
+    // The advanced format (docs/webhooks.md "Payloads") reshapes the raw payload; processed payloads keep theirs.
     const raw =
       config.payload_format === "advanced"
         ? JSON.stringify(advancedPayload(JSON.parse(payloads.raw) as Record<string, unknown>))

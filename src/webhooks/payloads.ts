@@ -1,5 +1,5 @@
 /**
- * What an event carries to the two URLs (DESIGN §6). Payloads are serialized once, when
+ * What an event carries to the two URLs (docs/webhooks.md "Payloads"). Payloads are serialized once, when
  * the event is written, without `webhookId`; the worker splices each delivery's id in
  * front, so retries resend exactly the same JSON.
  */
@@ -14,7 +14,7 @@ export type OutboxEvent =
       readonly type: "activity";
       /** The activity's `actionType`, which is also the trigger key. */
       readonly event: string;
-      /** The public activity record (SPEC §2.1 plus add-only fields), object or JSON text. */
+      /** The public activity record (docs/contract.md "Activities": the record plus add-only fields), object or JSON text. */
       readonly record: string | Json;
     }
   | {
@@ -24,7 +24,7 @@ export type OutboxEvent =
       readonly documentId: string;
       readonly timestamp: number;
       readonly actionUser?: unknown;
-      /** The public recording annotation (SPEC §2.2), object or JSON text. */
+      /** The public recording annotation (docs/contract.md "Recordings"), object or JSON text. */
       readonly record: string | Json;
     }
   | ({ readonly type: "comment" } & CommentEventFields);
@@ -61,14 +61,14 @@ export const recordingEvent = (row: {
 });
 
 /**
- * The trigger keys the original names by a word (COMPAT §D.3): `actionType` carries the word,
+ * The trigger keys the original names by a word (docs/webhooks.md "Payloads"): `actionType` carries the word,
  * `event` the key. Any other key is its own `actionType`.
  */
 export const ACTION_WORDS: Readonly<Record<string, string>> = { ...COMMENT_ACTIONS, "recorder.done": "done" };
 
 export const actionTypeOf = (event: string): string => ACTION_WORDS[event] ?? event;
 
-/** Where an event happened, as the basic payload's `metadata` says it (COMPAT §D.2). */
+/** Where an event happened, as the basic payload's `metadata` says it (docs/webhooks.md "Payloads"). */
 export interface EventPlace {
   readonly organizationId: string;
   readonly documentId: string;
@@ -77,7 +77,7 @@ export interface EventPlace {
 }
 
 /**
- * The basic payload of COMPAT §D.2, without `webhookId` (spliced in per delivery): the
+ * The basic payload (docs/webhooks.md "Payloads"), without `webhookId` (spliced in per delivery): the
  * trigger key's word as `actionType`, the key itself as `event`, `metadata` with the
  * client ids under both names, `platform` `api`, then the event's own fields (`activity`,
  * `recording`, `commentAnnotation`, `targetComment` …). Every emitter builds on this one.
@@ -118,7 +118,7 @@ export function eventMetadata(apiKey: string, place: EventPlace): Json {
 }
 
 /**
- * The advanced payload of COMPAT §D.5, made from a basic one: `{event, actionType, source,
+ * The advanced payload (docs/webhooks.md "Payloads"), made from a basic one: `{event, actionType, source,
  * data, platform}` plus the notification config maps when present; `actionType` is the
  * key's part after the first dot.
  */
@@ -145,7 +145,7 @@ export function advancedPayload(basic: Json): Json {
   };
 }
 
-/** Comment keys an activity may carry (COMPAT §D.3): the payload adds the thread and comment. */
+/** Comment keys an activity may carry (docs/webhooks.md "Payloads"): the payload adds the thread and comment. */
 const COMMENT_KEYS = new Set(Object.keys(ACTION_WORDS).filter((key) => key.startsWith("comment")));
 
 const isObject = (value: unknown): value is Json =>
@@ -222,7 +222,7 @@ export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
   };
 }
 
-/** The recorder event's own fields (COMPAT §D.4), from the stored recording. */
+/** The recorder event's own fields (docs/webhooks.md "Payloads"), from the stored recording. */
 function recorderFields(record: Json): Json {
   const attachments = Array.isArray(record.attachments) ? (record.attachments as Json[]) : [];
   const assets = attachments.map((a) => ({

@@ -34,7 +34,7 @@ export interface ClaimRequest {
 }
 
 /**
- * Claims due deliveries (DESIGN §9): on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so any
+ * Claims due deliveries (docs/architecture.md "Processes"): on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so any
  * number of processes claim disjoint rows; on SQLite, whose single writer serializes the
  * transaction, a plain select-then-update. Candidates are over-fetched and capped per
  * workspace, so one workspace's backlog cannot take every slot from the others.

@@ -15,7 +15,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Resolves webhook host names (STYLE §10: injected, so tests can make a name hang).
+ * Resolves webhook host names (docs/architecture.md "Conventions": injected, so tests can make a name hang).
  * Rejects on failure, timeout or abort; never resolves to an empty list.
  */
 export interface HostResolver {

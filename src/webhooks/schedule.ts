@@ -1,5 +1,5 @@
 /**
- * What happens after an attempt (DESIGN §6): 2xx succeeds; 410 Gone stops; anything else
+ * What happens after an attempt (docs/webhooks.md "Delivery"): 2xx succeeds; 410 Gone stops; anything else
  * is retried on the schedule with ±20 % jitter, or at the receiver's `Retry-After` on
  * 429/503; when the schedule is exhausted the delivery is `failed`.
  */

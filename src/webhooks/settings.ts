@@ -6,7 +6,7 @@ import { newSigningSecret } from "./signing.js";
 
 type Db = Kysely<Tables>;
 
-/** A workspace's webhook configuration, secrets opened (SPEC §2.4). */
+/** A workspace's webhook configuration, secrets opened (docs/contract.md "Webhook configuration"). */
 export interface WebhookSettings {
   readonly enabled: boolean;
   readonly authToken: string | null;
@@ -18,9 +18,9 @@ export interface WebhookSettings {
   readonly triggers: Readonly<Record<string, boolean>>;
   /** Whether the first enable already turned on the default comment triggers. */
   readonly defaultsApplied: boolean;
-  /** COMPAT §A.8: stored and returned only (§E.15). */
+  /** Stored and returned only (docs/compatibility.md "D15"). */
   readonly enableDataProtection: boolean;
-  /** COMPAT §A.8, §D.5: the shape of raw payloads. */
+  /** The shape of raw payloads, basic or advanced (docs/webhooks.md "Payloads"). */
   readonly payloadFormat: PayloadFormat;
 }
 

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 
 /**
- * Standard Webhooks signatures (DESIGN §6): `v1,` + base64 HMAC-SHA256 of
+ * Standard Webhooks signatures (docs/webhooks.md "Headers and signatures"): `v1,` + base64 HMAC-SHA256 of
  * `id.timestamp.body`, keyed by the base64-decoded part of a `whsec_` secret. During a
  * rotation's grace period both secrets sign, space-separated, which the spec allows and
  * the `standardwebhooks` library accepts if either matches.

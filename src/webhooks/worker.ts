@@ -45,7 +45,7 @@ interface InFlight {
 const silent: WorkerLog = { info: () => {}, warn: () => {}, error: () => {} };
 
 /**
- * The delivery worker (DESIGN §6): claims due deliveries, attempts them with bounded
+ * The delivery worker (docs/webhooks.md "Delivery"): claims due deliveries, attempts them with bounded
  * concurrency (overall and per workspace), and writes results in batches. In the server
  * it runs a loop (`start`); tests drive it with `tick`/`runOnce` and a manual clock.
  */

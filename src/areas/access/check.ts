@@ -8,15 +8,15 @@ import { type ResourceRef, usersGrantedAny } from "./store.js";
 type Db = Readable;
 
 /**
- * The one answer to "which of these users have access to document D" (COMPAT §A.7, which
- * replaces DESIGN §5's rule), by the document's effective access:
+ * The one answer to "which of these users have access to document D" (docs/contract.md "Access", which
+ * replaced a first rule where an organization grant covered every document), by the document's effective access:
  * - public: everyone;
- * - organizationPrivate: a live grant (expiresAt after `now`) or a membership (§C.4) on the
+ * - organizationPrivate: a live grant (expiresAt after `now`) or a membership (docs/contract.md "Users") on the
  *   organization, the document, its folder or any folder above it;
  * - restricted: the same without the organization: an organization grant no longer covers it.
  * Folder ancestry and inherited access are read now, from the tree as it is, so a folder
  * move changes the answer at once. A document without a record sits at the root (the workspace's
- * defaultAccessType). A disabled organization or document gives nobody access (§C.5, §C.6).
+ * defaultAccessType). A disabled organization or document gives nobody access (docs/contract.md "Organizations", "Documents").
  */
 export async function usersWithDocumentAccess(
   db: Db,

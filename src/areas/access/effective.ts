@@ -51,7 +51,7 @@ function stronger(a: Holding, b: Holding): boolean {
 }
 
 /**
- * The access rule of COMPAT §A.7 for one user and one document or folder:
+ * The access rule (docs/contract.md "Access") for one user and one document or folder:
  * - restricted: a grant or membership on the resource or a folder above it;
  * - organizationPrivate: those, or organization-level access (grant or membership);
  * - public: everyone.

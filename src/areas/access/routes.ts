@@ -46,7 +46,7 @@ export const accessOperations = [
     tag: "Access",
     summary: "Get permissions",
     description:
-      "Effective access of the given users in one organization (COMPAT §A.7), keyed by userId: `organization` " +
+      "Effective access of the given users in one organization, keyed by userId: `organization` " +
       "when they have organization-level access, and `folders`/`documents` with `accessRole`, the effective " +
       "`accessType` and `expiresAt` (epoch seconds) of the deciding grant, or an error entry " +
       "(`permission_denied`, `does_not_exist`). Without folderIds/documentIds: what each user holds a live " +

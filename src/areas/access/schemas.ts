@@ -120,7 +120,7 @@ export const UserAccess = Type.Record(
         folders: Type.Optional(AccessById),
         documents: Type.Optional(AccessById),
       },
-      "One user's effective access (COMPAT §A.7).",
+      "One user's effective access.",
     ),
   ),
   { description: "Keyed by userId." },

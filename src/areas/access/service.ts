@@ -18,7 +18,7 @@ interface Located extends store.ResourceRef {
   readonly field: string;
 }
 
-/** COMPAT §A.7: `expiresAt` is in seconds; a value this large is epoch ms from a collabd 0.1 client. */
+/** `expiresAt` is in seconds (docs/contract.md "Access"); a value this large is epoch ms from a collabd 0.1 client. */
 export const MS_THRESHOLD = 1e12;
 
 /** Epoch ms of a sent expiresAt: seconds, or ms when at least MS_THRESHOLD. */
@@ -27,7 +27,7 @@ export function expiryMs(expiresAt: number): number {
 }
 
 /**
- * Grants a user roles on organizations, folders or documents (COMPAT §A.7). The resources
+ * Grants a user roles on organizations, folders or documents (docs/contract.md "Access"). The resources
  * need not exist: backends grant before any record is made, and a grant on an id without
  * a record counts in every check (such a document sits at the root). The request is
  * checked whole (one of user/userId, expiry in the future), then written in one
@@ -115,7 +115,7 @@ type UserAccess = {
 export const MAX_LISTED_GRANTS = 10_000;
 
 /**
- * Effective access (COMPAT §A.7) of some users in one organization: per user the
+ * Effective access (docs/contract.md "Access") of some users in one organization: per user the
  * organization (if they have organization-level access), and folders and documents with
  * role, effective accessType and expiry in seconds, or an error entry. Without
  * folderIds/documentIds: the folders and documents each user holds a live grant or
@@ -201,7 +201,7 @@ async function holdingsOf(
   const members = on
     ? await membershipsIn(ctx.reader, ws, org, users, on, limit)
     : await membershipsOfUsers(ctx.reader, ws, org, users, undefined, limit);
-  // Bounded like every answer (issue #15): a user may hold a grant on each of a million folders.
+  // Bounded like every answer: a user may hold a grant on each of a million folders.
   if (grants.length + members.length > MAX_LISTED_GRANTS) {
     throw invalidArgument(
       `More than ${MAX_LISTED_GRANTS} live grants and memberships match; name fewer data.userIds, or narrow with folderIds or documentIds.`,
@@ -249,7 +249,7 @@ function entries(
   for (const id of ids) {
     let target = targets.get(id);
     if (!target) {
-      // No record: only a direct grant makes it known; it then sits at the root (COMPAT §A.7).
+      // No record: only a direct grant makes it known; it then sits at the root (docs/contract.md "Access").
       if (!holdings?.get(type, id)) {
         out[id] = { error: MISSING[type], errorCode: "does_not_exist" };
         continue;

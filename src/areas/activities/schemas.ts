@@ -32,7 +32,7 @@ const ActionType = Type.String({
   description: "Dotted action, e.g. `comment.add`.",
 });
 
-/** The acting user: the open User object of COMPAT §B. */
+/** The acting user: the open User object (docs/contract.md "The User object"). */
 export const ActionUser = User;
 
 const Changes = Type.Record(
@@ -154,7 +154,7 @@ export const ActivityRecord = named(
       metadata: RecordMetadata,
       timestamp: Type.Integer({ description: "Epoch ms of the add." }),
     },
-    "SPEC §2.1, plus the add-only fields that were set.",
+    "An activity record, plus the add-only fields that were set.",
   ),
 );
 

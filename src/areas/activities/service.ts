@@ -23,7 +23,7 @@ export interface ActivityPage {
   readonly pageToken: string;
 }
 
-/** Lists activities of one organization, newest first unless `order` is asc (SPEC §4.1, DESIGN §4). */
+/** Lists activities of one organization, newest first unless `order` is asc (docs/contract.md "Activities", "Lists and page tokens"). */
 export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promise<ActivityPage> {
   const order = input.order ?? "desc";
   const bounds = pageBounds(ctx.config, input.pageSize);
@@ -51,7 +51,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
 }
 
 /**
- * Writes activities to one document (SPEC §4.2). A given id replaces the existing
+ * Writes activities to one document (docs/contract.md "Activities"). A given id replaces the existing
  * record whole; a batch is validated completely before anything is written.
  */
 export async function addActivities(
@@ -99,7 +99,7 @@ export async function addActivities(
   }, unique.length);
 }
 
-/** Merges the given fields into existing records (SPEC §4.3); unknown ids fail alone. */
+/** Merges the given fields into existing records (docs/contract.md "Activities"); unknown ids fail alone. */
 export async function updateActivities(
   ctx: Ctx,
   input: { organizationId: string; activities: readonly ActivityPatchInput[] },
@@ -135,7 +135,7 @@ export async function updateActivities(
   return results;
 }
 
-/** Per-item outcomes keyed by activity id, and how many records went (COMPAT §A.1). */
+/** Per-item outcomes keyed by activity id, and how many records went (docs/contract.md "Activities"). */
 export interface DeleteOutcome {
   readonly items: Record<string, ItemOutcome>;
   readonly deletedCount: number;
@@ -144,7 +144,7 @@ export interface DeleteOutcome {
 /**
  * Deletes activities of an organization narrowed by document, target entity or ids (AND).
  * Every deleted record answers `Activity deleted.`; an `activityIds` entry that was not
- * deleted answers `Failed to delete activity.` (COMPAT §A.1).
+ * deleted answers `Failed to delete activity.` (docs/contract.md "Activities").
  */
 export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): Promise<DeleteOutcome> {
   if (
@@ -180,7 +180,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
   return { items, deletedCount: deleted.length };
 }
 
-/** The record as get returns it: SPEC §2.1 order, then the add-only fields that were set. */
+/** The record as get returns it: the record fields in their documented order, then the add-only fields that were set. */
 function publicRecord(
   ctx: Ctx,
   input: { organizationId: string; documentId: string },

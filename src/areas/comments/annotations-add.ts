@@ -20,7 +20,7 @@ export interface AddedOutcome {
 }
 
 /**
- * Adds threads to one document (COMPAT §C.2) in one transaction with their effects. Bad
+ * Adds threads to one document (docs/contract.md "Comments") in one transaction with their effects. Bad
  * input refuses the request; a denied author, an unknown agent or an existing id fails its
  * thread alone.
  */

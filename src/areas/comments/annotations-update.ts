@@ -12,7 +12,7 @@ import { refresh, withAccessFields } from "./record.js";
 import type { AnnotationPatchInput, DeleteAnnotationsInput, UpdateAnnotationsInput } from "./schemas.js";
 import * as store from "./store.js";
 
-/** Threads one update or delete may touch: the answer lists each (COMPAT §C.2). */
+/** Threads one update or delete may touch: the answer lists each (docs/contract.md "Comments"). */
 export const MAX_SELECTED_THREADS = 1000;
 
 export interface IdOutcome {
@@ -23,7 +23,7 @@ export interface IdOutcome {
 
 /**
  * Applies `updatedData` (in order) and `updateUsers` to the selected threads of one
- * document (COMPAT §C.2), emitting one event per changed aspect per thread (§D.3).
+ * document (docs/contract.md "Comments"), emitting one event per changed aspect per thread (docs/webhooks.md "Payloads").
  */
 export async function updateAnnotations(
   ctx: Ctx,
@@ -102,7 +102,7 @@ function applyPatch(record: AnnotationRecord, patch: AnnotationPatchInput): void
   }
 }
 
-/** Replaces a user wherever the thread holds it (COMPAT §C.2 `updateUsers`). */
+/** Replaces a user wherever the thread holds it (`updateUsers`: docs/contract.md "Comments"). */
 function replaceUser(record: AnnotationRecord, oldId: string, newUser: User): void {
   const swap = <T extends User | undefined>(user: T): T => (user?.userId === oldId ? (newUser as T) : user);
   record.from = swap(record.from);
@@ -141,7 +141,7 @@ type Change = {
   changes: Record<string, unknown>;
 };
 
-/** The aspects an update changed, each an event (COMPAT §D.3) and an activity's `changes`. */
+/** The aspects an update changed, each an event (docs/webhooks.md "Payloads") and an activity's `changes`. */
 function changesOf(
   before: AnnotationRecord,
   after: AnnotationRecord,
@@ -191,7 +191,7 @@ function changesOf(
 }
 
 /**
- * Deletes the selected threads of a document (COMPAT §C.2), in one organization or, without
+ * Deletes the selected threads of a document (docs/contract.md "Comments"), in one organization or, without
  * organizationId, in each that holds the document id. At most MAX_SELECTED_THREADS per
  * organization per request: a larger selection is deleted by repeating the request.
  */

@@ -13,7 +13,7 @@ export interface AnnotationPage {
 
 /**
  * Threads of an organization narrowed by the filters given (AND), newest first unless
- * `order` is asc, keyset-paged (COMPAT §C.2). With `annotationIds`: those threads in
+ * `order` is asc, keyset-paged (docs/contract.md "Comments"). With `annotationIds`: those threads in
  * request order, null for unknown ones, one page.
  */
 export async function getAnnotations(ctx: Ctx, input: GetAnnotationsInput): Promise<AnnotationPage> {
@@ -108,7 +108,7 @@ const AGENT_FILTERS = [
   "agentComments",
 ] as const;
 
-/** The one agent filter of a get (COMPAT §C.2: at most one per request) as store terms. */
+/** The one agent filter of a get (docs/contract.md "Comments": at most one per request) as store terms. */
 function agentFilter(input: GetAnnotationsInput): Pick<store.ListFilter, "agent" | "agentThreadType"> {
   const given = AGENT_FILTERS.filter((key) => input[key] !== undefined);
   if (given.length > 1) {

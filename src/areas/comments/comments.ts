@@ -23,7 +23,7 @@ import type {
 } from "./schemas.js";
 import * as store from "./store.js";
 
-/** Comments of one thread (COMPAT §C.3): each verb reads the thread, changes it, writes it whole. */
+/** Comments of one thread (docs/contract.md "Comments"): each verb reads the thread, changes it, writes it whole. */
 
 interface ThreadRef {
   organizationId: string;

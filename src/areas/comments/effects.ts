@@ -33,9 +33,9 @@ interface PendingActivity {
 }
 
 /**
- * The effects of one comment operation on one document (STYLE §5), collected while the
+ * The effects of one comment operation on one document (docs/architecture.md "Conventions"), collected while the
  * verb works and written by `flush` in the verb's transaction: webhook outbox events
- * (COMPAT §D.3), activity records (`featureType: comment`, COMPAT §C.2, never emitting) and
+ * (docs/webhooks.md "Payloads"), activity records (`featureType: comment`, docs/contract.md "Comments", never emitting) and
  * notifications for subscribers, mentioned users and new assignees.
  */
 export class Effects {
@@ -62,7 +62,7 @@ export class Effects {
     this.activities.push(pending);
   }
 
-  /** Notifies `users` other than the acting user (COMPAT §C.2 `triggerNotification`). */
+  /** Notifies `users` other than the acting user (`triggerNotification`: docs/contract.md "Comments"). */
   notify(users: readonly User[], actionUser: User, annotation: AnnotationRecord, headline: string): void {
     const others = users.filter((u) => u.userId !== actionUser.userId);
     if (others.length > 0) this.notices.push({ users: others, actionUser, annotation, headline });
@@ -166,8 +166,8 @@ export class Effects {
 }
 
 /**
- * Subscribers who cannot see the thread (COMPAT §D.2): outside a restricted thread's users,
- * or without access to the document (COMPAT §A.7).
+ * Subscribers who cannot see the thread (docs/webhooks.md "Payloads"): outside a restricted thread's users,
+ * or without access to the document (docs/contract.md "Access").
  */
 function deniedUsers(annotation: AnnotationRecord, allowed: ReadonlySet<string>): string[] {
   const visibility = annotation.visibilityConfig;

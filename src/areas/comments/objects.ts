@@ -14,8 +14,8 @@ import {
 import { User } from "../../http/user.js";
 
 /**
- * The objects of COMPAT §C.1 that requests carry (statuses, priorities, comments …) and
- * that answers return. Closed unless COMPAT documents them as open (§B).
+ * The comment objects (docs/contract.md "Comments") that requests carry (statuses, priorities, comments …) and
+ * that answers return. Closed unless the original documents them as open (docs/contract.md "Requests").
  */
 
 /** Comments one thread may receive in one request, and tags and attachments per comment. */
@@ -23,7 +23,7 @@ export const MAX_COMMENTS_PER_REQUEST = 100;
 export const MAX_TAGS = 100;
 /** `commentText` and `commentHtml`, each, in characters; a thread is also bounded by the record limit. */
 export const MAX_COMMENT_CHARS = 65_536;
-/** Id lists COMPAT marks "≤ 30". */
+/** Id lists the original limits to 30 (docs/compatibility.md "Policy"). */
 export const MAX_IDS = 30;
 
 const short = (description: string) => Type.Optional(Text(description, 1024));
@@ -76,7 +76,7 @@ const LOCATION_FIELDS = {
   locationName: short("Location name."),
 };
 
-/** Open (COMPAT §B): `id` and `locationName` typed, other keys kept. */
+/** Open (docs/contract.md "Requests"): `id` and `locationName` typed, other keys kept. */
 export const Location = named(
   "CommentLocation",
   documentedAs(
@@ -184,7 +184,7 @@ const ATTACHMENT_FIELDS = {
 
 export const Attachment = named("CommentAttachment", Closed(ATTACHMENT_FIELDS, "A file on a comment."));
 
-/** Fields a comment is written with (COMPAT §C.2 `commentData`). */
+/** Fields a comment is written with (`commentData`: docs/contract.md "Comments"). */
 export const COMMENT_FIELDS = {
   commentId: Type.Optional(
     Type.Integer({ ...CommentId, description: "Unique in the thread; generated when absent." }),
@@ -254,7 +254,7 @@ export const Comment = named(
       reactionAnnotationIds: Type.Array(Type.String()),
       reactionAnnotations: Type.Array(ReactionAnnotation),
     },
-    "A comment (COMPAT §C.1).",
+    "A comment.",
   ),
 );
 
@@ -302,7 +302,7 @@ export const Annotation = named(
       createdAt: Type.Integer({ description: "ms." }),
       lastUpdated: Type.Integer({ description: "ms." }),
     },
-    "A comment thread (COMPAT §C.1).",
+    "A comment thread.",
   ),
 );
 

@@ -4,7 +4,7 @@ import { refresh } from "./record.js";
 import * as store from "./store.js";
 
 /**
- * Comment data of one user, for personal-data export and erasure (COMPAT §C.8). The
+ * Comment data of one user, for personal-data export and erasure (docs/contract.md "User data"). The
  * lookups are ranges of comment_annotation_users' user index; erasure works in bounded
  * batches, so a caller loops until `more` is false. Neither emits webhooks nor activities.
  */

@@ -6,7 +6,7 @@ import { ensureOrganization } from "../hierarchy/organizations.js";
 import type { NewCommentInput } from "./objects.js";
 import { hasText, type Placement } from "./record.js";
 
-/** Checks and set-up shared by threads add and comments add (COMPAT §C.2, §C.3). */
+/** Checks and set-up shared by threads add and comments add (docs/contract.md "Comments"). */
 
 export const ACCESS_DENIED = "User does not have access to document";
 export const ANNOTATION_NOT_FOUND = "Annotation not found.";
@@ -44,7 +44,7 @@ export function checkComments(comments: readonly NewCommentInput[], at: string):
   });
 }
 
-/** Whether every author may write (an agent other than `external` is not found: COMPAT §E 12). */
+/** Whether every author may write (an agent other than `external` is not found: docs/compatibility.md "D12"). */
 export const knownAgents = (comments: readonly NewCommentInput[]) =>
   comments.every((c) => c.agent === undefined || c.agent.agentSource === "external");
 

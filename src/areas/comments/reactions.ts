@@ -6,7 +6,7 @@ import { Effects } from "./effects.js";
 import type { ReactionInput } from "./schemas.js";
 
 /**
- * Reactions (COMPAT §C.3a, a collabd extension): a comment holds one reaction annotation per
+ * Reactions (docs/contract.md "Comments", a collabd extension): a comment holds one reaction annotation per
  * icon listing who reacted. Add and delete are idempotent; only a change emits and records.
  */
 export async function react(

@@ -4,7 +4,7 @@ import type { AnnotationRecord, CommentRecord, NewCommentInput, StatusValue } fr
 import type { NewAnnotationInput } from "./schemas.js";
 
 /**
- * Building and deriving the stored thread (COMPAT §C.1): one JSON object holds the thread
+ * Building and deriving the stored thread (docs/contract.md "Comments"): one JSON object holds the thread
  * and its comments, kept in the shape get returns, so answers splice it as stored.
  */
 
@@ -132,7 +132,7 @@ export function buildAnnotation(
   return refresh(record);
 }
 
-/** `context.accessFields` = `"field:value"` for each key of `context.access` (COMPAT §C.1). */
+/** `context.accessFields` = `"field:value"` for each key of `context.access` (docs/contract.md "Comments"). */
 export function withAccessFields(context: Record<string, unknown>): Record<string, unknown> {
   const access = context.access;
   if (access === null || typeof access !== "object" || Array.isArray(access)) return context;
@@ -191,7 +191,7 @@ export function involvement(record: AnnotationRecord): { userId: string; role: s
   return [...out.values()];
 }
 
-/** Whether a comment has text, as COMPAT §C.1 requires unless `isCommentTextAvailable` is false. */
+/** Whether a comment has text, which a comment needs (docs/contract.md "Comments") unless `isCommentTextAvailable` is false. */
 export const hasText = (c: {
   commentText?: string;
   commentHtml?: string;

@@ -38,7 +38,7 @@ export const commentOperations = [
     tag: TAG,
     summary: "Add comment threads",
     description:
-      "Adds threads with their comments to one document (COMPAT §C.2). Per-thread outcomes keyed by annotationId " +
+      "Adds threads with their comments to one document. Per-thread outcomes keyed by annotationId " +
       "(`__svc_denied:<index>` for a denied thread sent without one). Comments with `triggerNotification` emit " +
       "`comment_annotation.add` (first comment) or `comment.add` and notify subscribers; `triggerActivities` writes activities.",
     data: AddAnnotations,

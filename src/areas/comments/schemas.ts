@@ -28,7 +28,7 @@ import {
   Visibility,
 } from "./objects.js";
 
-/** Requests and answers of the comment operations (COMPAT §C.2, §C.3, §C.3a). */
+/** Requests and answers of the comment operations (docs/contract.md "Comments"). */
 
 const Ids = (description: string) => Type.Array(Id(), { minItems: 1, maxItems: MAX_IDS, description });
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }));
@@ -64,7 +64,7 @@ export const NewAnnotation = named(
 const CreateFlags = {
   createOrganization: Flag("Create the organization record first when missing."),
   createDocument: Flag("Create the document record first when missing."),
-  verifyUserPermissions: Flag("Authors must have access to the document (COMPAT §A.7)."),
+  verifyUserPermissions: Flag("Authors must have access to the document."),
 };
 
 export const AddAnnotations = Closed({

@@ -239,7 +239,7 @@ export interface ListFilter extends Scope {
   readonly updatedBefore?: number | undefined;
   readonly createdAfter?: number | undefined;
   readonly createdBefore?: number | undefined;
-  /** At most one agent filter (COMPAT §C.2): a column and its value, or agent threads of one type. */
+  /** At most one agent filter (docs/contract.md "Comments"): a column and its value, or agent threads of one type. */
   readonly agent?:
     | { readonly column: "agent_id" | "agent_execution_id" | "agent_source"; readonly value: string }
     | undefined;
@@ -328,7 +328,7 @@ export async function listAnnotations(
   return { ...page, documents: documents.slice(0, page.records.length) };
 }
 
-/** Per document: threads, and those whose latest comment is not by `userId` (COMPAT §E 13). */
+/** Per document: threads, and those whose latest comment is not by `userId` (docs/compatibility.md "D13"). */
 export async function countAnnotations(
   db: Db,
   scope: Scope,

@@ -9,7 +9,7 @@ import { DOCUMENT_MESSAGES, type DocumentItemOutcome, missingItem, newRow } from
 import * as store from "./store.js";
 
 /**
- * Moves documents into a folder or to the root (COMPAT §C.6). A document keeps its own
+ * Moves documents into a folder or to the root (docs/contract.md "Documents"). A document keeps its own
  * accessType; one that inherits follows the new folder at once, since inherited access
  * is read from the tree at check time. Unknown folder: NOT_FOUND `Folder not found.`;
  * an id without a record fails alone.
@@ -44,7 +44,7 @@ export interface AccessOutcome {
   readonly message: string;
 }
 
-/** Sets documents' own accessType, creating missing records at the root first (COMPAT §C.6). */
+/** Sets documents' own accessType, creating missing records at the root first (docs/contract.md "Documents"). */
 export async function updateDocumentsAccess(
   ctx: Ctx,
   input: UpdateDocumentsAccessInput,
@@ -62,7 +62,7 @@ export interface DisabledOutcome {
   readonly message: string;
 }
 
-/** Marks documents disabled or enabled, creating missing records at the root first (COMPAT §C.6). */
+/** Marks documents disabled or enabled, creating missing records at the root first (docs/contract.md "Documents"). */
 export async function setDocumentsDisabled(
   ctx: Ctx,
   input: DisableDocumentsInput,

@@ -17,10 +17,10 @@ export interface DocumentPage {
 }
 
 /**
- * Lists documents of an organization in id order, keyset-paged (DESIGN §4), optionally
+ * Lists documents of an organization in id order, keyset-paged (docs/contract.md "Lists and page tokens"), optionally
  * those directly in one folder (`root`: in none). With `documentIds`, those documents in
  * the request's order, each unknown one (or one outside `folderId`) as a not-found item
- * in its place, on one page (COMPAT §A.5).
+ * in its place, on one page (docs/contract.md "Documents").
  */
 export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<DocumentPage> {
   const workspaceId = ctx.workspace.id;
@@ -57,7 +57,7 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
 }
 
 /**
- * Documents by id, in the request's order on one page (COMPAT §A.5), each unknown id (or
+ * Documents by id, in the request's order on one page (docs/contract.md "Documents"), each unknown id (or
  * one outside `folderId`) as a not-found item in its place. At most 100 ids, so at most 100
  * records are read; an answer past COLLABD_MAX_PAGE_BYTES is INVALID_ARGUMENT naming
  * `data.documentIds` (ask for fewer).

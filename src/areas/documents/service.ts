@@ -30,7 +30,7 @@ export interface DocumentItemOutcome {
   readonly code?: "already-exists" | "not-found";
 }
 
-/** The per-item failure for a document without a record (COMPAT §C.6). */
+/** The per-item failure for a document without a record (docs/contract.md "Documents"). */
 export const missingItem = (id: string): DocumentItemOutcome => ({
   success: false,
   id,
@@ -59,8 +59,8 @@ const itemMetadata = (ctx: Ctx, item: Record<string, unknown>, index: number) =>
   metadataOf(ctx, item, KNOWN, DOCUMENT_RESERVED, `data.documents[${index}]`);
 
 /**
- * Creates documents in one folder (or at the root) of an existing organization (DESIGN
- * §3, §5, COMPAT §A.5). Without `accessType` a document inherits its folder's access, read
+ * Creates documents in one folder (or at the root) of an existing organization
+ * (docs/contract.md "Tenancy", "Documents"). Without `accessType` a document inherits its folder's access, read
  * whenever it is needed, so moving the folder or changing its access carries the
  * documents along. With `createFolder` a missing folder is made at the top level first.
  * An id that exists fails alone with `Document already exists` (code `already-exists`).
@@ -133,7 +133,7 @@ export function newRow(
 }
 
 /**
- * Merges names and metadata keys into existing documents (COMPAT §C.6); an unknown id
+ * Merges names and metadata keys into existing documents (docs/contract.md "Documents"); an unknown id
  * fails alone with `Document does not exist` (code `not-found`).
  */
 export async function updateDocuments(
@@ -171,7 +171,7 @@ export async function updateDocuments(
 }
 
 /**
- * Deletes documents with their grants and feature data (COMPAT §C.6,
+ * Deletes documents with their grants and feature data (docs/contract.md "Documents",
  * hierarchy/cascade.ts); an id without a record fails alone and nothing of it is touched.
  */
 export async function deleteDocuments(

@@ -54,7 +54,7 @@ export async function listDocuments(
 }
 
 /**
- * A document as get returns it (COMPAT §A.5): `id`, name, `disabled`, effective
+ * A document as get returns it (docs/contract.md "Documents"): `id`, name, `disabled`, effective
  * `accessType`, the metadata keys, then collabd's own fields.
  */
 export interface DocumentView {

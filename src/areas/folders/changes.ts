@@ -34,7 +34,7 @@ export interface FolderUpdateOutcome {
 const CHANGES = ["folderName", "parentFolderId", "accessType", "inheritAccessFromParent"] as const;
 
 /**
- * The changes of an update (COMPAT §A.4): the `folders` batch, or collabd 0.1's single-folder
+ * The changes of an update (docs/contract.md "Folders"): the `folders` batch, or collabd 0.1's single-folder
  * form as a one-item batch. Bad input is refused whole, naming the field.
  */
 function changesOf(input: UpdateFolderInput): { changes: FolderChangeInput[]; at: (i: number) => string } {
@@ -72,7 +72,7 @@ function checkChange(change: FolderChangeInput, at: string, seen: Map<string, st
 }
 
 /**
- * Renames, moves and/or changes the access of folders (COMPAT §A.4), in order, in one
+ * Renames, moves and/or changes the access of folders (docs/contract.md "Folders"), in order, in one
  * transaction. A move rewrites `ancestors` of the whole subtree and the access of every
  * folder that inherits through the moved one. A missing folder or parent, or a move under
  * the folder's own subtree, fails that item alone and changes nothing of it.
@@ -166,7 +166,7 @@ export interface FolderAccessOutcome {
 
 /**
  * Sets folders' own access, or (`inheritFromParent`) makes them inherit their parent's
- * again, the top level's being the workspace's defaultAccessType (COMPAT §A.4). Inheriting
+ * again, the top level's being the workspace's defaultAccessType (docs/contract.md "Folders"). Inheriting
  * subfolders follow in the same transaction; documents read it at check time.
  */
 export async function updateFolderAccess(
@@ -210,9 +210,9 @@ export async function updateFolderAccess(
 }
 
 /**
- * Deletes a folder and its whole subtree (COMPAT §A.4) with the grants on those folders
+ * Deletes a folder and its whole subtree (docs/contract.md "Folders") with the grants on those folders
  * and every document placed in them, as documents delete does (hierarchy/cascade.ts).
- * Unknown folder: NOT_FOUND with `code: "not-found"` (COMPAT §E.9).
+ * Unknown folder: NOT_FOUND with `code: "not-found"` (docs/compatibility.md "D9").
  */
 export async function deleteFolder(
   ctx: Ctx,

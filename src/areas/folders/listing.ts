@@ -9,7 +9,7 @@ import type { GetFoldersInput } from "./schemas.js";
 import * as store from "./store.js";
 
 /**
- * Bounded folder answers (issue #15, docs/decisions.md "Answer and record bounds"). The
+ * Bounded folder answers (docs/decisions.md "Answer and record bounds"). The
  * flat listing of an organization is paged like every other list; a nested answer holds at
  * most MAX_NESTED_FOLDERS folders and COLLABD_MAX_PAGE_BYTES characters, else it is refused.
  */

@@ -36,12 +36,12 @@ export interface AddPlan {
 type Parent = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "accessType">;
 
 /**
- * Decides every item of a folder add (DESIGN §5) against the folders that already
+ * Decides every item of a folder add (docs/contract.md "Folders") against the folders that already
  * exist: a parent may be an existing folder or one created by another item of the
  * same request, in any order. Duplicates, missing parents and folders past the depth
  * limit fail alone; a cycle among the new items is bad input and fails the request.
  * `keyOf(index)` is the path key number allocated to the item at that index; a top-level
- * folder that inherits gets `rootAccess`, the workspace's defaultAccessType (COMPAT §A.4).
+ * folder that inherits gets `rootAccess`, the workspace's defaultAccessType (docs/contract.md "Folders").
  */
 export function planFolderAdds(
   items: readonly NewFolder[],

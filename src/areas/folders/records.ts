@@ -1,7 +1,7 @@
 import { parentPath } from "../hierarchy/paths.js";
 import type { FolderNode, NodeRow } from "./store.js";
 
-/** A folder as the API returns it (SPEC §2.3), in the SPEC's field order. */
+/** A folder as the API returns it (docs/contract.md "Folders"), in the original's field order. */
 export interface Folder {
   folderId: string;
   folderName: string;

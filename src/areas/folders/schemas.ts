@@ -188,7 +188,7 @@ export const FolderRecord = named(
         }),
       ),
     },
-    "A folder (SPEC §2.3).",
+    "A folder.",
   ),
 );
 

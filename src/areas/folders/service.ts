@@ -18,7 +18,7 @@ import * as store from "./store.js";
 export const ADVANCED_QUERIES_OFF = "Advanced queries are not enabled for this workspace.";
 export const FOLDER_NOT_FOUND = "Folder not found.";
 
-/** Folder operations (and documents placed in folders) need the workspace's advanced queries (DESIGN §5). */
+/** Folder operations (and documents placed in folders) need the workspace's advanced queries (docs/contract.md "Folders"). */
 export function requireAdvancedQueries(ctx: Ctx): void {
   if (!ctx.workspace.advancedQueries) throw failedPrecondition(ADVANCED_QUERIES_OFF);
 }
@@ -35,7 +35,7 @@ export interface FolderListing {
 }
 
 /**
- * Reads the tree (SPEC §4.5, DESIGN §5): one folder nested `maxDepth` levels (default 1);
+ * Reads the tree (docs/contract.md "Folders"): one folder nested `maxDepth` levels (default 1);
  * without folderId, every folder flat (paged, listing.ts), or the top-level folders nested
  * when `maxDepth` is given. A nested answer's reads share one snapshot, so a concurrent
  * move is seen whole or not at all; every answer is bounded (listing.ts).
@@ -97,7 +97,7 @@ function refusePaging(input: GetFoldersInput): void {
 }
 
 /**
- * Adds folders, v1 and v2 (SPEC §4.6–4.7): per-item results keyed by folderId. The
+ * Adds folders, v1 and v2 (docs/contract.md "Folders"): per-item results keyed by folderId. The
  * organization must exist unless `createOrganization`; bad input fails the whole request
  * before anything is written.
  */
@@ -135,7 +135,7 @@ export async function addFolders(
   }, input.folders.length);
 }
 
-/** Bad input of a folder add, refused whole (DESIGN §2): reserved or repeated ids, self-parenting. */
+/** Bad input of a folder add, refused whole (docs/contract.md "Answers and errors"): reserved or repeated ids, self-parenting. */
 function checkNewFolders(folders: readonly NewFolder[]): void {
   const seen = new Map<string, number>();
   folders.forEach((folder, index) => {
@@ -154,14 +154,14 @@ function checkNewFolders(folders: readonly NewFolder[]): void {
   });
 }
 
-/** INVALID_ARGUMENT whose one detail names the field, as schema errors do (DESIGN §2). */
+/** INVALID_ARGUMENT whose one detail names the field, as schema errors do (docs/contract.md "Answers and errors"). */
 export function invalidField(field: string, message: string) {
   return invalidArgument(message, [{ field, message }]);
 }
 
 /**
  * Creates `folderId` at the top level when it does not exist (documents add with
- * `createFolder`, COMPAT §A.5): named by its id, inheriting the workspace's
+ * `createFolder`: docs/contract.md "Documents"): named by its id, inheriting the workspace's
  * defaultAccessType. Runs in the caller's transaction; NOT_FOUND without the organization.
  */
 export async function ensureTopLevelFolder(

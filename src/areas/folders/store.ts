@@ -77,7 +77,7 @@ export async function listLevels(
 /**
  * How many folders (at most `limit`) `listLevels` with the same arguments would return and
  * the characters of their strings (ids, name, the ancestors' JSON text), counted by the
- * database: a nested answer too large to send is refused without reading it (issue #15).
+ * database: a nested answer too large to send is refused without reading it.
  */
 export async function measureLevels(
   db: Db,
@@ -114,7 +114,7 @@ export async function measureLevels(
  * Inserts new folders; the caller holds the organization lock and allocated their path
  * keys. Rows are serialized in chunks of at most 400 rows and about 1 MB of ancestors (1000
  * deep folders with long ids carry ~26 MB), each written in statements of the fixed batch
- * sizes (db/batches.ts), and the event loop gets a turn between chunks (issue #15).
+ * sizes (db/batches.ts), and the event loop gets a turn between chunks.
  */
 export async function insertFolders(
   db: WriteTx,

@@ -22,7 +22,7 @@ type Db = Readable;
 /** Where a folder hangs: the organization's top level or another folder. */
 export type ParentRef = Pick<FolderNode, "folderId" | "ancestors" | "path" | "depth" | "accessType">;
 
-/** The organization's top level, whose access is the workspace's defaultAccessType (COMPAT §A.4). */
+/** The organization's top level, whose access is the workspace's defaultAccessType (docs/contract.md "Folders"). */
 export const topLevel = (accessType: AccessType): ParentRef => ({
   folderId: ROOT,
   ancestors: [],
@@ -37,7 +37,7 @@ export interface Scope {
 }
 
 /**
- * Moves `folder` with its whole subtree under `parent` (DESIGN §5): refuses a parent
+ * Moves `folder` with its whole subtree under `parent` (docs/contract.md "Folders"): refuses a parent
  * inside the subtree (a cycle) and a move that would put any descendant past the
  * depth limit, both as INVALID_ARGUMENT naming `data.parentFolderId`; otherwise
  * rewrites paths, ancestors and, given `access`, the folder's access and that of its

@@ -7,7 +7,7 @@ import { eraseRecordDeliveries } from "../../webhooks/history.js";
 import { deleteGrantsOn } from "./grants.js";
 
 /**
- * What goes with a deleted organization, folder or document (COMPAT §A.4, §C.5, §C.6),
+ * What goes with a deleted organization, folder or document (docs/contract.md "Folders", "Organizations", "Documents"),
  * as one list of per-table cascades: a table added later (users and memberships, comment
  * threads, notification configs …) joins by one line in FEATURE_CASCADES (data kept per
  * document) or ORGANIZATION_CASCADES (data kept per organization).
@@ -126,7 +126,7 @@ const notificationConfigs: Cascade = async (trx, _ctx, t) => {
   await query.execute();
 };
 
-/** Document memberships of the documents, or every profile and membership of the organization (COMPAT §C.4). */
+/** Document memberships of the documents, or every profile and membership of the organization (docs/contract.md "Users"). */
 const users: Cascade = async (trx, _ctx, t) => {
   let memberships = trx
     .deleteFrom("user_memberships")
@@ -184,11 +184,11 @@ export const FEATURE_CASCADES: readonly Cascade[] = [
   notificationConfigs,
 ];
 
-/** Everything a deleted document takes with it (COMPAT §C.6): feature data, grants (and memberships), the record. */
+/** Everything a deleted document takes with it (docs/contract.md "Documents"): feature data, grants (and memberships), the record. */
 export const DOCUMENT_CASCADES: readonly Cascade[] = [...FEATURE_CASCADES, grants, users, documents];
 
 /**
- * Everything under a deleted organization (COMPAT §C.5), the organization row last
+ * Everything under a deleted organization (docs/contract.md "Organizations"), the organization row last
  * (organizations/store.ts). Feature data is swept for the whole organization, so data of
  * documents that never had a record goes too.
  */
@@ -225,7 +225,7 @@ export async function deleteDocumentsCascading(
 
 /**
  * Deletes every document placed in `folderIds` (a deleted subtree) with everything it
- * holds (COMPAT §A.4): reads CASCADE_BATCH document ids at a time, so memory stays
+ * holds (docs/contract.md "Folders"): reads CASCADE_BATCH document ids at a time, so memory stays
  * bounded however many documents the folders hold; returns how many went.
  */
 export async function deleteDocumentsInFolders(

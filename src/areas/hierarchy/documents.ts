@@ -49,7 +49,8 @@ export function normalize(row: DocumentRow): DocumentRow {
 
 /**
  * Creates the document record at the organization's root when it does not exist (the
- * `createDocument` flag of notifications add and the comment operations: COMPAT §A.6, §C.2). Without its own access type it inherits the root's.
+ * `createDocument` flag of notifications add and the comment operations:
+ * docs/contract.md "Notifications", "Comments"). Without its own access type it inherits the root's.
  * Idempotent, so concurrent requests both succeed; the organization must exist.
  */
 export async function ensureDocument(

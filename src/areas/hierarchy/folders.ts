@@ -37,7 +37,7 @@ export const FOLDER_COLUMNS = [
 
 export type NodeRow = Pick<FolderRow, (typeof FOLDER_COLUMNS)[number]>;
 
-/** Storage names to the tree's view (STYLE §7); ancestors are parsed from their JSON text. */
+/** Storage names to the tree's view (docs/architecture.md "Conventions"); ancestors are parsed from their JSON text. */
 export function rowToNode(row: NodeRow): FolderNode {
   return {
     folderId: row.folder_id,

@@ -2,7 +2,7 @@ import type { Readable } from "../../db/handles.js";
 import type { AccessType } from "./paths.js";
 
 /**
- * What decides access before any grant is read (COMPAT §A.7, §C.5): whether the
+ * What decides access before any grant is read (docs/contract.md "Access", "Organizations"): whether the
  * organization is disabled (then nobody has access), and the workspace's
  * defaultAccessType, which documents at the root inherit. An organization without a
  * record is not disabled.

@@ -5,7 +5,7 @@ import { documentedAs, JSON_VALUE_REF } from "../../http/schemas.js";
 import { checkRecordSize } from "../../lib/bounds.js";
 
 /**
- * Organization and document items are open (COMPAT §A.3, §A.5, §B): the known fields are
+ * Organization and document items are open (docs/contract.md "Organizations", "Documents", "The User object"): the known fields are
  * type-checked, every other key is metadata, stored verbatim as one JSON object and
  * returned at the top level of the record. Keys the service sets itself are refused
  * (they would be shadowed on the way out); the stored JSON is bounded like any record.

@@ -8,7 +8,7 @@ type Db = Readable;
 export const ORGANIZATION_NOT_FOUND = "Organization not found.";
 
 /**
- * An organization as the API shows it (COMPAT §A.3): `id`, the name if set, `disabled`,
+ * An organization as the API shows it (docs/contract.md "Organizations"): `id`, the name if set, `disabled`,
  * the stored metadata keys at the top level, then collabd's own fields.
  */
 export interface Organization {
@@ -105,7 +105,7 @@ export async function lockOrganization(
 }
 
 /**
- * The organization record, or NOT_FOUND `Organization not found.` (DESIGN §3: folder and
+ * The organization record, or NOT_FOUND `Organization not found.` (docs/contract.md "Tenancy": folder and
  * document operations need the record). Takes the executor so it runs inside a caller's
  * transaction; another workspace's organization is absent here, never forbidden.
  */

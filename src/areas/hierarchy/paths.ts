@@ -8,7 +8,7 @@
 
 export const KEY_WIDTH = 7;
 
-/** DESIGN §7: at most 100 levels; a top-level folder is level 1 (stored depth 0). */
+/** At most 100 levels (docs/contract.md "Limits"); a top-level folder is level 1 (stored depth 0). */
 export const MAX_FOLDER_DEPTH = 100;
 
 /** The deepest stored depth (0-based) a folder may have. */

@@ -20,7 +20,7 @@ export interface Placement {
  * Resolves documents' folder ancestry and effective access from the folder tree as it is
  * now, never from a copy, so a folder move or access change is seen by the next check.
  * One folder read for all documents of one organization. A folder that no longer exists
- * places the document at the root, where it gets `rootAccess` (COMPAT §A.4 defaultAccessType).
+ * places the document at the root, where it gets `rootAccess` (the workspace's defaultAccessType: docs/contract.md "Folders").
  */
 export async function resolvePlacements(
   db: Db,

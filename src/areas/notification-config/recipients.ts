@@ -10,7 +10,7 @@ export interface Candidate {
 }
 
 /**
- * The candidates whose effective inbox preference keeps this notification (COMPAT §C.7,
+ * The candidates whose effective inbox preference keeps this notification (docs/contract.md "Notification preferences",
  * docs/decisions.md): the document's config over the organization default, `ALL` when
  * neither sets `inbox`; `MINE` keeps named recipients only, `NONE` nobody. One query, run
  * in the caller's transaction so the decision and the inbox rows agree.

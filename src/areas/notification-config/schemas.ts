@@ -1,7 +1,7 @@
 import { type Static, Type } from "typebox";
 import { Closed, Id, named } from "../../http/schemas.js";
 
-/** COMPAT §C.7: who a channel notifies the user about. */
+/** Who a channel notifies the user about (docs/contract.md "Notification preferences"). */
 export const ChannelValue = Type.Union([Type.Literal("ALL"), Type.Literal("MINE"), Type.Literal("NONE")], {
   description: "`ALL`: every notification; `MINE`: only those naming the user as a recipient; `NONE`: none.",
 });
@@ -19,7 +19,7 @@ export const NotificationConfig = named(
 );
 export type NotificationConfigValue = Static<typeof NotificationConfig>;
 
-/** New operations take at most 30 ids per list (COMPAT 0.1). */
+/** New operations take at most 30 ids per list (docs/compatibility.md "Policy"). */
 const Ids = (description: string) => Type.Array(Id(), { minItems: 1, maxItems: 30, description });
 
 export const SetNotificationConfig = Closed({

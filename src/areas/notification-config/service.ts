@@ -19,7 +19,7 @@ export interface SetOutcome {
 }
 
 /**
- * Merges `config` into each user's stored config at each level (COMPAT §C.7): the keys
+ * Merges `config` into each user's stored config at each level (docs/contract.md "Notification preferences"): the keys
  * sent replace those stored, the others stay. Without documentIds the level is the
  * user's organization-wide default.
  */

@@ -2,9 +2,9 @@ import type { NotificationUserInput } from "./schemas.js";
 
 /**
  * The stored public record of a notification: what get returns, kept serialized in the
- * row so a page is spliced into the response without re-encoding (DESIGN §8). Recipients
+ * row so a page is spliced into the response without re-encoding (docs/performance.md "Targets"). Recipients
  * appear as the original's maps (`notifyUsers`, `notifyUsersByUserId`: userId → true) and
- * as the User objects sent (`notifyUserObjects`), COMPAT §A.6; migration 0009 converted
+ * as the User objects sent (`notifyUserObjects`: docs/contract.md "Notifications"); migration 0009 converted
  * the records collabd 0.1 stored (an array of users in `notifyUsers`).
  */
 export interface NotificationRecord {

@@ -17,7 +17,7 @@ import {
 } from "../../http/schemas.js";
 import { User } from "../../http/user.js";
 
-/** A user as notifications carry them: the open User object of COMPAT §B. */
+/** A user as notifications carry them: the open User object (docs/contract.md "The User object"). */
 export const NotificationUser = User;
 
 /**
@@ -44,7 +44,7 @@ const HeadlineData = documentedAs(
   }),
 );
 
-/** `context` (COMPAT §A.6): open; `access` maps a field to a string or a number. */
+/** `context` (docs/contract.md "Notifications"): open; `access` maps a field to a string or a number. */
 const CONTEXT_FIELDS = {
   access: Type.Optional(
     Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 1024 }), Type.Number()]), {
@@ -64,10 +64,10 @@ export const NotificationContext = documentedAs(
   }),
 );
 
-/** Map `userId → true` (COMPAT §A.6, §E.7: keyed by plain user ids). */
+/** Map `userId → true` (docs/contract.md "Notifications"; docs/compatibility.md "D7": keyed by plain user ids). */
 const UserIdSet = (description: string) => Type.Record(Type.String(), Type.Literal(true), { description });
 
-/** Content fields that add sets and update merges (SPEC §2.5, plus the body template pair). */
+/** Content fields that add sets and update merges (docs/contract.md "Notifications"), plus the body template pair. */
 const ContentFields = {
   actionUser: Type.Optional(NotificationUser),
   displayHeadlineMessageTemplate: Type.Optional(
@@ -83,7 +83,7 @@ const ContentFields = {
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 
 /**
- * COMPAT §A.6. `displayHeadlineMessageTemplate` is required unless `isNotificationResolverUsed`
+ * See docs/contract.md "Notifications". `displayHeadlineMessageTemplate` is required unless `isNotificationResolverUsed`
  * is true (the service checks it, naming the field). `notifyAll` belongs to the users area.
  */
 export const AddNotification = documentedWith(
@@ -137,14 +137,14 @@ export const NotificationPatch = named(
         Type.Boolean({ description: "With readByUserIds: true keeps the read notification in For You." }),
       ),
     },
-    "Fields to merge into one notification (SPEC §2.5).",
+    "Fields to merge into one notification.",
   ),
 );
 
 const PatchList = Type.Array(NotificationPatch, { minItems: 1, maxItems: MAX_ITEMS });
 
 /**
- * One notification or an array of them (SPEC §4.9). The validator uses if/then/else, so a bad
+ * One notification or an array of them (docs/contract.md "Notifications"). The validator uses if/then/else, so a bad
  * item is reported at its own path (`data.notifications[2].id`), not as "must match a schema";
  * the document says the same as a `oneOf` of the two shapes, which generators read.
  */
@@ -221,7 +221,7 @@ export const NotificationRecord = named(
       notificationSourceData: FreeObject("Any object; `{}` when unset."),
       context: Type.Optional(NotificationContext),
       isNotificationResolverUsed: Type.Optional(Type.Boolean()),
-      notifyUsers: UserIdSet("Recipients: userId → true (COMPAT §A.6)."),
+      notifyUsers: UserIdSet("Recipients: userId → true."),
       notifyUsersByUserId: UserIdSet("Recipients: userId → true."),
       notifyUserObjects: Type.Array(NotificationUser, { description: "Recipients' User objects, as sent." }),
       isUnread: Type.Optional(Type.Boolean({ description: "With data.userId: that user has not read it." })),

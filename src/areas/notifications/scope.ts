@@ -1,7 +1,7 @@
 import { invalidArgument } from "../../errors.js";
 
 /**
- * Scope rules shared by add, update, get and delete (SPEC §4.9, DESIGN §5, COMPAT §A.6): the
+ * Scope rules shared by add, update, get and delete (docs/contract.md "Notifications"): the
  * organization is narrowed by document, location and user, each on its own (a location
  * without a document narrows the organization); checking permissions needs the document.
  */

@@ -30,7 +30,7 @@ export interface AddedNotification {
 }
 
 /**
- * Creates one notification for its recipients (COMPAT §A.6). A given `notificationId`
+ * Creates one notification for its recipients (docs/contract.md "Notifications"). A given `notificationId`
  * replaces an existing notification whole, recipients and read state included, so a
  * retried add never makes a duplicate. `createOrganization` / `createDocument` create the
  * missing records first; `verifyUserPermissions` keeps only recipients with access to the
@@ -54,7 +54,7 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
     if (input.notificationId !== undefined)
       await store.lockNotificationId(trx, workspaceId, organizationId, input.notificationId);
     const now = ctx.clock.now();
-    // COMPAT §A.6: by default the organization-level users (§C.4) are recipients too.
+    // By default the organization-level users (docs/contract.md "Notifications", "Users") are recipients too.
     const everyone =
       input.notifyAll === false ? [] : await organizationRecipients(trx, workspaceId, organizationId);
     const given = uniqueUsers([...named, ...everyone]);
@@ -103,7 +103,7 @@ export interface NotificationPage {
 
 /**
  * Lists notifications of an organization narrowed by document, location, user and ids,
- * newest first unless `order` is asc (DESIGN §4). With a user, `unreadOnly` keeps what
+ * newest first unless `order` is asc (docs/contract.md "Lists and page tokens"). With a user, `unreadOnly` keeps what
  * the user has not read and `forYou` the user's For You list.
  */
 export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): Promise<NotificationPage> {
@@ -125,7 +125,7 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   };
 }
 
-/** Per-item outcomes keyed by notification id, and how many went (COMPAT §A.6). */
+/** Per-item outcomes keyed by notification id, and how many went (docs/contract.md "Notifications"). */
 export interface DeleteOutcome {
   readonly items: Record<string, ItemOutcome>;
   readonly deletedCount: number;
@@ -134,7 +134,7 @@ export interface DeleteOutcome {
 /**
  * Deletes whole notifications (with their recipients) of an organization narrowed by
  * document, location, user and/or ids; at least one of them, so an organization is never
- * emptied by an under-specified request (COMPAT §E.10). Every deleted notification answers
+ * emptied by an under-specified request (docs/compatibility.md "D10"). Every deleted notification answers
  * `Notification deleted.`; a `notificationIds` entry not deleted `Failed to delete notification.`.
  */
 export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsInput): Promise<DeleteOutcome> {

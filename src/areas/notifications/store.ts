@@ -69,7 +69,7 @@ interface ListedRow {
   readonly record: string;
   readonly timestamp: number;
   readonly id: string;
-  /** With a user: that user's recipient state (COMPAT §A.6 `isUnread`, `forYou`). */
+  /** With a user: that user's recipient state (`isUnread`, `forYou`: docs/contract.md "Notifications"). */
   readonly is_read?: number;
   readonly in_for_you?: number;
 }

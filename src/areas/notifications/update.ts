@@ -22,7 +22,7 @@ interface ReadMark {
 }
 
 /**
- * Updates notifications (SPEC §4.9, DESIGN §5). Each item must lie in the request's scope
+ * Updates notifications (docs/contract.md "Notifications"). Each item must lie in the request's scope
  * (organization, then document, location, and addressed to `userId` when given), else it
  * fails alone and nothing of it is written. Content fields merge; `readByUserIds` adds read
  * marks, which with `persistReadForUsers` true keep the notification in those users'
@@ -150,7 +150,7 @@ function addMark(
 }
 
 /**
- * One patch per notification (issue #15): a repeated id is bad input, refused whole with
+ * One patch per notification: a repeated id is bad input, refused whole with
  * INVALID_ARGUMENT naming it, as folders add and recordings add do. The result is keyed by
  * id, so two patches of one notification could not be told apart anyway.
  */

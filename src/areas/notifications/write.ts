@@ -8,7 +8,7 @@ import { replaceNotification } from "./store.js";
 
 /**
  * Writes a composed notification (compose.ts) in the caller's transaction, keeping only the
- * recipients whose inbox preference accepts it (COMPAT §C.7): the one path notifications
+ * recipients whose inbox preference accepts it (docs/contract.md "Notification preferences"): the one path notifications
  * add and the operations that notify as an effect (comments) share, so preferences apply
  * to both. `named` holds the users the notification names itself (what `MINE` keeps);
  * without it every recipient counts as named. Notifications are accounted by their verbs

@@ -17,7 +17,7 @@ import { OpenItem } from "../hierarchy/metadata.js";
 export const Name = (description: string) =>
   Type.String({ minLength: 1, maxLength: 1024, pattern: ID_PATTERN, description });
 
-/** New operations take at most 30 ids, as the original does (COMPAT §0.1). */
+/** New operations take at most 30 ids, as the original does (docs/compatibility.md "Policy"). */
 export const MAX_NEW_IDS = 30;
 
 export const IdList = (description: string) =>

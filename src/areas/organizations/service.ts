@@ -50,7 +50,7 @@ function refuseRepeats(ids: readonly string[], field: (index: number) => string)
 
 const itemField = (index: number) => `data.organizations[${index}]`;
 
-/** The item's metadata as stored (COMPAT §A.3: the open item's other keys). */
+/** The item's metadata as stored (docs/contract.md "Organizations": the open item's other keys). */
 function itemMetadata(ctx: Ctx, item: Record<string, unknown>, index: number) {
   return metadataOf(ctx, item, KNOWN, ORGANIZATION_RESERVED, itemField(index));
 }
@@ -85,7 +85,7 @@ export async function addOrganizations(
 }
 
 /**
- * Merges names and metadata keys into existing organizations (COMPAT §C.5); an unknown id
+ * Merges names and metadata keys into existing organizations (docs/contract.md "Organizations"); an unknown id
  * fails alone with `Organization does not exist`.
  */
 export async function updateOrganizations(
@@ -122,7 +122,7 @@ export async function updateOrganizations(
 }
 
 /**
- * Deletes organizations with everything under them (COMPAT §C.5, hierarchy/cascade.ts),
+ * Deletes organizations with everything under them (docs/contract.md "Organizations", hierarchy/cascade.ts),
  * each in a transaction of its own: an organization goes whole or not at all, and no
  * transaction holds more than one organization's rows.
  */
@@ -149,7 +149,7 @@ export async function deleteOrganizations(
   return results;
 }
 
-/** Marks organizations disabled or enabled, creating missing ones first (COMPAT §C.5). */
+/** Marks organizations disabled or enabled, creating missing ones first (docs/contract.md "Organizations"). */
 export async function setOrganizationsDisabled(
   ctx: Ctx,
   input: DisableOrganizationsInput,
@@ -179,7 +179,7 @@ export interface OrganizationPage {
 }
 
 /**
- * Lists the workspace's organizations in organizationId order, keyset-paged (DESIGN §4);
+ * Lists the workspace's organizations in organizationId order, keyset-paged (docs/contract.md "Lists and page tokens");
  * a page also stops at COLLABD_MAX_PAGE_BYTES characters (lib/bounds.ts), since metadata
  * lets each organization be as large as a record.
  */

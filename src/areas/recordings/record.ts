@@ -16,7 +16,7 @@ export function displayDuration(durationMs: number): string {
   return `${pad(Math.floor(total / 3600))}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
 }
 
-/** The record as get returns it (SPEC §2.2 field order); optional fields only when given. */
+/** The record as get returns it (in its documented field order: docs/contract.md "Recordings"); optional fields only when given. */
 export function publicRecording(
   input: NewRecordingInput,
   metadata: RecordingMetadata,
@@ -35,7 +35,7 @@ export function publicRecording(
     annotationId: input.annotationId,
     attachments: input.attachments ?? [],
     latestVersion,
-    // The recorder webhook's `from` and `transcription` (COMPAT §A.2, §D.4), when given.
+    // The recorder webhook's `from` and `transcription` (docs/contract.md "Recordings"; docs/webhooks.md "Payloads"), when given.
     ...(input.from === undefined ? {} : { from: input.from }),
     ...(input.transcription === undefined ? {} : { transcription: input.transcription }),
   };

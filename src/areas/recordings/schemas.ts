@@ -92,7 +92,7 @@ export const Transcription = named(
       vttFileUrl: Type.Optional(Type.String({ maxLength: 4096, description: "A WebVTT file." })),
       contentSummary: Type.Optional(Text("A summary of the recording.")),
     },
-    "The recording's transcription (COMPAT §D.4); sent with the recorder webhook.",
+    "The recording's transcription; sent with the recorder webhook.",
   ),
 );
 
@@ -161,7 +161,7 @@ export const RecordingRecord = named(
       from: Type.Optional(User),
       transcription: Type.Optional(Transcription),
     },
-    "A recording annotation (SPEC §2.2).",
+    "A recording annotation.",
   ),
 );
 

@@ -20,7 +20,7 @@ export interface RecordingPage {
 
 /**
  * Lists recording annotations of an organization, optionally one document or some ids,
- * newest first, keyset-paged (SPEC §4.4, DESIGN §4). No organization record is needed.
+ * newest first, keyset-paged (docs/contract.md "Recordings", "Lists and page tokens"). No organization record is needed.
  */
 export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promise<RecordingPage> {
   const bounds = pageBounds(ctx.config, input.pageSize);
@@ -85,7 +85,7 @@ export async function addRecordings(ctx: Ctx, input: AddRecordingsInput): Promis
       };
     });
     await store.upsertRecordings(trx, rows);
-    // Events caused by this write (recorder.done, DESIGN §6) are written here, in this transaction.
+    // Events caused by this write (recorder.done, docs/webhooks.md "What fires") are written here, in this transaction.
     await emitEvents(trx, ctx, rows.map(recordingEvent));
     await checkQuotas(trx, ctx);
   }, input.recordings.length);

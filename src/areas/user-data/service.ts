@@ -5,10 +5,10 @@ import type { Position } from "../../privacy/kind.js";
 import { PERSONAL_DATA_KINDS } from "../../privacy/registry.js";
 import type { DeleteUserDataInput, GetJobStatusInput, GetUserDataInput } from "./schemas.js";
 
-/** Records per key and page (COMPAT §C.8). */
+/** Records per key and page (docs/contract.md "User data"). */
 export const EXPORT_PAGE = 100;
 
-/** Keys COMPAT §C.8 names that no kind fills yet: always present, `[]`. */
+/** Keys of the export (docs/contract.md "User data") that no kind fills yet: always present, `[]`. */
 const FIXED_KEYS = ["comments", "reactions", "recordings", "notifications", "users", "activities"] as const;
 
 /** Where each kind's walk stands: a position, or "done". */
@@ -21,8 +21,8 @@ export interface UserDataPage {
 }
 
 /**
- * One page of everything the workspace holds about a user in an organization (COMPAT
- * §C.8): up to 100 records per kind, each kind walked by its own keyset position, all
+ * One page of everything the workspace holds about a user in an organization
+ * (docs/contract.md "User data"): up to 100 records per kind, each kind walked by its own keyset position, all
  * positions in one sealed token. An unknown organization or user is an empty export,
  * so the answer never tells another tenant whether they exist.
  */
@@ -58,7 +58,7 @@ function openState(ctx: Ctx, query: object, token: string): ExportState {
 }
 
 /**
- * Starts erasing users' data (COMPAT §C.8): the job and its tasks commit with the request,
+ * Starts erasing users' data (docs/contract.md "User data"): the job and its tasks commit with the request,
  * then this process's worker is woken; the answer does not wait for the work.
  */
 export async function startErasure(

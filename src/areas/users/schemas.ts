@@ -11,7 +11,7 @@ import {
 } from "../../http/schemas.js";
 import { User } from "../../http/user.js";
 
-/** COMPAT §0.1: id lists of new operations hold at most 30 ids, as the original's. */
+/** Id lists of new operations hold at most 30 ids, as the original's (docs/compatibility.md "Policy"). */
 export const MAX_LISTED_IDS = 30;
 
 const ShortIdList = (description: string) =>
@@ -27,7 +27,7 @@ const LevelFields = {
 const Users = Type.Array(User, {
   minItems: 1,
   maxItems: MAX_ITEMS,
-  description: "Users (COMPAT §B); `accessRole` (default `editor`) is the role at the level.",
+  description: "Users; `accessRole` (default `editor`) is the role at the level.",
 });
 
 export const AddUsers = Closed({
@@ -50,7 +50,7 @@ export const GetUsers = Closed({
   ...LevelFields,
   userIds: Type.Optional(ShortIdList("Only these users.")),
   organizationUserGroupIds: Type.Optional(
-    ShortIdList("User groups; collabd has none, so these match nobody (COMPAT §E 14)."),
+    ShortIdList("User groups; collabd has none, so these match nobody."),
   ),
   allDocuments: Type.Optional(
     Type.Boolean({

@@ -69,7 +69,7 @@ function mergedProfile(
 ): Record<string, unknown> {
   const { accessRole: _role, ...sent } = user;
   const profile: Record<string, unknown> = { ...stored, ...sent };
-  // COMPAT §B: users add derives `initial` from `name` when the user has none.
+  // Users add derives `initial` from `name` when the user has none (docs/contract.md "The User object").
   if (deriveInitial && profile.initial === undefined && typeof profile.name === "string") {
     const first = [...profile.name.trim()][0];
     if (first !== undefined) profile.initial = first.toUpperCase();
@@ -78,7 +78,7 @@ function mergedProfile(
 }
 
 /**
- * Adds users at a level (COMPAT §C.4): profile per organization (merged with the stored
+ * Adds users at a level (docs/contract.md "Users"): profile per organization (merged with the stored
  * one) and a membership at the level with `accessRole` (default `editor`). An existing
  * member is updated. The organization record is created when missing; the document or
  * folder record only with createDocument / createFolder, otherwise the membership is
@@ -222,7 +222,7 @@ export async function getUsers(ctx: Ctx, input: GetUsersInput): Promise<UserPage
   const after = pageToken
     ? toCursor(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
-  // Groups match nobody (COMPAT §E 14): asking only by group finds no one.
+  // Groups match nobody (docs/compatibility.md "D14"): asking only by group finds no one.
   if (input.organizationUserGroupIds !== undefined && input.userIds === undefined) {
     return { rawData: grouped ? "{}" : "[]", pageToken: "" };
   }
@@ -275,7 +275,7 @@ function toCursor(cursor: readonly (string | number)[]): readonly [string, strin
 
 /**
  * Removes users from a level. At organization level the user leaves the organization:
- * profile, memberships at every level and grants in it go too (COMPAT §C.4).
+ * profile, memberships at every level and grants in it go too (docs/contract.md "Users").
  */
 export async function deleteUsers(
   ctx: Ctx,

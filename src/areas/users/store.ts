@@ -191,7 +191,7 @@ export async function membershipsOfUsers(
 
 // ---------------------------------------------------------------------------------------
 // All rows of user U in organization O: for users delete at organization level, and for
-// user-data export and erasure (COMPAT §C.8). Each takes one user and one organization.
+// user-data export and erasure (docs/contract.md "User data"). Each takes one user and one organization.
 // ---------------------------------------------------------------------------------------
 
 /** Everything stored about user U in organization O by users and permissions. */
@@ -342,7 +342,7 @@ export async function usersWithMembershipOn(
 export const MAX_NOTIFY_ALL = 1000;
 
 /**
- * Notifications add `notifyAll` (COMPAT §A.6): the organization-level users as recipients
+ * Notifications add `notifyAll` (docs/contract.md "Notifications"): the organization-level users as recipients
  * `{userId}`, read in one index range. More than MAX_NOTIFY_ALL is refused (INVALID_ARGUMENT
  * naming data.notifyAll) rather than silently cut.
  */

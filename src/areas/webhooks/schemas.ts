@@ -13,7 +13,7 @@ import { MAX_GRACE_MS, PAYLOAD_FORMATS } from "../../webhooks/settings.js";
 
 /**
  * The update's fields are typed loosely here and checked by validation.ts, because every
- * bad field must answer `Invalid webhook service configuration.` with details (DESIGN §6),
+ * bad field must answer `Invalid webhook service configuration.` with details (docs/webhooks.md "Configure"),
  * not the generic schema message. The document shows the real shape (WebhookServiceConfigPatch).
  */
 export const UpdateWebhookConfig = documentedAs(
@@ -22,7 +22,7 @@ export const UpdateWebhookConfig = documentedAs(
       Type.Unknown({ description: "boolean: turns the webhook service on or off." }),
     ),
     webhookServiceConfig: Type.Optional(
-      Type.Unknown({ description: "object (SPEC §2.4), merged into the stored configuration." }),
+      Type.Unknown({ description: "object, merged into the stored configuration." }),
     ),
   }),
   Type.Unsafe({
@@ -81,11 +81,11 @@ function WebhookServiceConfigPatch() {
         }),
       ),
     },
-    "Fields merged into the stored configuration (SPEC §2.4, COMPAT §A.8).",
+    "Fields merged into the stored configuration.",
   );
 }
 
-/** Get takes nothing; `{}` and `{"data": {}}` bodies, or none, all work (COMPAT §A.8). */
+/** Get takes nothing; `{}` and `{"data": {}}` bodies, or none, all work (docs/contract.md "Webhook configuration"). */
 export const GetWebhookConfig = Closed({});
 
 export const WebhookConfigView = named(
@@ -102,7 +102,7 @@ export const WebhookConfigView = named(
         encodeData: Type.Boolean(),
         encryptData: Type.Boolean(),
         publicKey: Type.String({ description: '`""` when unset.' }),
-        enableDataProtection: Type.Boolean({ description: "Stored only (COMPAT §E.15)." }),
+        enableDataProtection: Type.Boolean({ description: "Stored only; it changes nothing." }),
         payloadFormat: Type.Enum([...PAYLOAD_FORMATS]),
         triggers: Type.Record(Type.String(), Type.Boolean()),
       }),

@@ -27,7 +27,7 @@ import { type ConfigPatch, INVALID_CONFIG, parsePatch } from "./validation.js";
 /** An update waits at most this long for a URL's name to resolve (docs/webhooks.md). */
 const CONFIG_LOOKUP_WAIT_MS = 2_000;
 
-/** The nine comment triggers of SPEC §6 and the two huddle ones: `true` on first enable (COMPAT §A.8). */
+/** The nine comment triggers and the two huddle ones (docs/webhooks.md "Configure"): `true` on first enable. */
 export const DEFAULT_TRIGGERS = [
   "comment_annotation.add",
   "comment.add",
@@ -42,7 +42,7 @@ export const DEFAULT_TRIGGERS = [
   "huddle.join",
 ] as const;
 
-/** Seeded `false` on first enable: the original's opt-in keys (COMPAT §A.8). */
+/** Seeded `false` on first enable: the original's opt-in keys (docs/contract.md "Webhook configuration"). */
 export const OPT_IN_TRIGGERS = [
   "crdt.update_data",
   "recorder.done",
@@ -51,7 +51,7 @@ export const OPT_IN_TRIGGERS = [
 ] as const;
 
 /**
- * Merges an update into the stored configuration (SPEC §4.8, DESIGN §6). The input is
+ * Merges an update into the stored configuration (docs/contract.md "Webhook configuration"; docs/webhooks.md "Configure"). The input is
  * checked before the transaction (URL checks may resolve names); the merged result is
  * checked inside it, under a row lock, so a rejected update changes nothing.
  */
@@ -83,7 +83,7 @@ function merge(stored: WebhookSettings, patch: ConfigPatch): WebhookSettings {
   const triggers: Record<string, boolean> = { ...stored.triggers, ...patch.triggers };
   const enabled = patch.enabled ?? stored.enabled;
   let defaultsApplied = stored.defaultsApplied;
-  // Seeded false by the first enable (COMPAT §A.8): false is also its stored default, so a value
+  // Seeded false by the first enable (docs/contract.md "Webhook configuration"): false is also its stored default, so a value
   // set before then is kept, as triggers set before are.
   const enableDataProtection = patch.enableDataProtection ?? stored.enableDataProtection;
   if (enabled && !defaultsApplied) {
@@ -119,7 +119,7 @@ export async function getConfig(ctx: Ctx): Promise<WebhookConfigViewType> {
     (await ctx.write((trx) => ensureConfigRow(trx, key, ctx.workspace.id, now)));
   const settings = settingsFromRow(row, key);
   const secrets = secretsFromRow(row, key);
-  // Every field always present, `""` when unset (COMPAT §A.8); the token masked (§E.6).
+  // Every field always present, `""` when unset (docs/contract.md "Webhook configuration"); the token masked (docs/compatibility.md "D6").
   const config: WebhookConfigViewType["webhookServiceConfig"] = {
     authToken: settings.authToken === null ? "" : mask(settings.authToken),
     rawNotificationUrl: settings.rawNotificationUrl ?? "",
@@ -164,7 +164,7 @@ export interface DeliveryPage {
   readonly pageToken: string;
 }
 
-/** The delivery log, newest first, keyset-paged like every list (DESIGN §4). */
+/** The delivery log, newest first, keyset-paged like every list (docs/contract.md "Lists and page tokens"). */
 export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promise<DeliveryPage> {
   const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
@@ -202,7 +202,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
   };
 }
 
-/** Attempts deliveries again now, with a fresh schedule; per-id outcomes (SPEC §7.2 style). */
+/** Attempts deliveries again now, with a fresh schedule; per-id outcomes (docs/contract.md "Per-item outcomes"). */
 export async function retryDeliveries(
   ctx: Ctx,
   ids: readonly string[],

@@ -40,7 +40,7 @@ export type LoggedDelivery = Omit<WebhookDeliveryRow, "payload"> & { payload?: s
 /**
  * One page of the delivery log, newest first, keyset on (created_at, id). With payloads a
  * page stops at the page budget like every list (lib/paging.ts fillPage), so up to 1000
- * payloads of the largest record size are never read or sent at once (issue #15).
+ * payloads of the largest record size are never read or sent at once.
  */
 export async function listDeliveries(
   db: Db,

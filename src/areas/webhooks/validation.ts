@@ -50,7 +50,7 @@ const MAX_TRIGGERS = 200;
 const HEADER_SAFE = /^[\x20-\x7e]*$/;
 
 /**
- * Checks an update (SPEC §4.8, DESIGN §6) and collects every problem, so one answer names
+ * Checks an update (docs/contract.md "Webhook configuration"; docs/webhooks.md "Configure") and collects every problem, so one answer names
  * all the bad fields. Types are checked here, not by the route schema, because any bad
  * field must answer `Invalid webhook service configuration.` with details.
  */
@@ -152,7 +152,7 @@ async function urlProblem(text: string, options: UrlCheck) {
 }
 
 /**
- * Trigger keys to booleans. Nested objects are accepted too (COMPAT §A.8):
+ * Trigger keys to booleans. Nested objects are accepted too (docs/contract.md "Webhook configuration"):
  * `{"comment": {"add": true}}` is the key `comment.add`; keys join with `.`, leaves must be
  * booleans, and the result is flat.
  */

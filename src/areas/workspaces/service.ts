@@ -21,7 +21,7 @@ export const AUTH_MESSAGES = {
 } as const;
 
 /**
- * Resolves the two auth headers to a workspace (DESIGN §2–3). Every token of the
+ * Resolves the two auth headers to a workspace (docs/contract.md "Authentication"). Every token of the
  * workspace is compared in constant time, so timing tells nothing about which matched.
  * A successful check is remembered by `cache` until anything auth-related is written.
  */
@@ -85,7 +85,7 @@ function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
     activityService: input.activityService ?? true,
     advancedQueries: input.advancedQueries ?? true,
     createdAt: clock.now(),
-    // COMPAT §A.4: the original's default; workspaces older than migration 0010 keep organizationPrivate.
+    // The original's default (docs/contract.md "Folders"); workspaces older than migration 0010 keep organizationPrivate.
     defaultAccessType: input.defaultAccessType ?? "public",
   };
 }
@@ -131,7 +131,7 @@ export type BootstrapOutcome =
   | { readonly kind: "none" };
 
 /**
- * First start (DESIGN §1): with fixed credentials, make sure that workspace and token
+ * First start (docs/contract.md "Running the service"): with fixed credentials, make sure that workspace and token
  * exist (idempotent); otherwise create one workspace when the database has none.
  */
 export async function bootstrap(

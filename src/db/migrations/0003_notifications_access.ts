@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 
 /**
  * Notifications with a per-recipient table, documents placed in folders, and access
- * grants. Every key and index begins with workspace_id (DESIGN §9); each list query
+ * grants. Every key and index begins with workspace_id (docs/architecture.md "Conventions"); each list query
  * walks one index in (timestamp, id) order, so a page costs about the page.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * Webhooks (DESIGN §6): one configuration row per workspace (secrets sealed at rest),
+ * Webhooks (docs/webhooks.md): one configuration row per workspace (secrets sealed at rest),
  * the transactional outbox (events and their deliveries) and the attempt log.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * Webhook retention and erasure (issue #15, docs/webhooks.md):
+ * Webhook retention and erasure (docs/webhooks.md):
  * - each event names the record it carries (`record_kind`, `record_id`), so deleting the
  *   record can find and erase its deliveries; events written before this migration carry
  *   none and simply age out under retention;

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * COMPAT §A.6 and §A.8 (issue #11). Webhook configurations gain `enableDataProtection`
+ * The compatibility core (docs/contract.md "Notifications", "Webhook configuration"). Webhook configurations gain `enableDataProtection`
  * (stored only) and `payloadFormat` (`basic` for every existing workspace). Notification
  * records stored by collabd 0.1 held recipients as an array of users in `notifyUsers`; the
  * original's clients read a map `userId → true` there, so each record is rewritten to

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * Organizations, folders and documents as COMPAT §A.3–A.5, §C.5–C.6 describe them:
+ * Organizations, folders and documents as the original has them (docs/contract.md
+ * "Organizations", "Folders", "Documents"):
  * - `workspaces.default_access_type`: what top-level folders and folderless documents
  *   inherit. New workspaces get `public` (the original's default); every workspace that
  *   exists now gets `organizationPrivate`, the value collabd 0.1 hard-coded, so no

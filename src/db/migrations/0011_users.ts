@@ -1,7 +1,7 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 
 /**
- * Users (COMPAT §C.4): one profile per user and organization, and memberships at
+ * Users (docs/contract.md "Users"): one profile per user and organization, and memberships at
  * organization, folder or document level. Grants keep their 0.1 storage (expires_at in
  * epoch ms), so no data moves. Both tables count in the record and byte quotas like
  * every other table (migration 0007's scheme: row triggers on SQLite, shard-spread
@@ -53,7 +53,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       "user_memberships",
       ["workspace_id", "organization_id", "user_id", "level", "level_id"],
     ],
-    // Erasure (COMPAT §C.8) names users without their organizations: find them in one range each.
+    // Erasure (docs/contract.md "User data") names users without their organizations: find them in one range each.
     ["user_profiles_by_user", "user_profiles", ["workspace_id", "user_id"]],
     ["access_grants_by_workspace_user", "access_grants", ["workspace_id", "user_id"]],
   ] as const) {

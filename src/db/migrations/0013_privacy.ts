@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 
 /**
- * Notification preferences and user-data erasure (issue #13, docs/privacy.md):
+ * Notification preferences and user-data erasure (docs/privacy.md):
  * - `notification_configs`: one row per (organization, user, document), `document_id` ""
  *   for the user's organization-wide default; the config is a JSON object of channels;
  * - `privacy_jobs` and `privacy_tasks`: a durable erasure job, one task per (user, kind);

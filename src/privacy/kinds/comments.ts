@@ -9,7 +9,7 @@ import {
 import type { Readable } from "../../db/handles.js";
 import type { ExportPage, ExportScope, PersonalDataKind, Position } from "../kind.js";
 
-/** Roles that make a thread the user's (COMPAT §C.8 `comments`). */
+/** Roles that make a thread the user's (the export's `comments`: docs/contract.md "User data"). */
 const THREAD_ROLES: readonly InvolvementRole[] = ["assigned", "author", "subscribed", "tagged"];
 
 /**
@@ -77,7 +77,7 @@ export const comments: PersonalDataKind = {
   },
 };
 
-/** The user's reactions (COMPAT §C.3a), one item per (comment, icon); erased by the comments kind, which takes the user out of each thread whole. */
+/** The user's reactions (docs/contract.md "Comments"), one item per (comment, icon); erased by the comments kind, which takes the user out of each thread whole. */
 export const reactions: PersonalDataKind = {
   name: "reactions",
   exportKey: "reactions",

@@ -1,7 +1,7 @@
 import { deleteUserRows } from "../delete-rows.js";
 import type { PersonalDataKind } from "../kind.js";
 
-/** The user's notification preferences (COMPAT §C.7). */
+/** The user's notification preferences (docs/contract.md "Notification preferences"). */
 export const notificationConfigs: PersonalDataKind = {
   name: "notificationConfigs",
   exportKey: "notificationConfigs",

@@ -8,7 +8,7 @@ const TABLE = { table: "recordings", key: "annotation_id" } as const;
 const speakerOf = (record: unknown): unknown => (record as { from?: { userId?: unknown } }).from?.userId;
 
 /**
- * Recordings the user made (`from.userId`, COMPAT §A.2) are deleted; any other recording
+ * Recordings the user made (`from.userId`, docs/contract.md "Recordings") are deleted; any other recording
  * naming them is scrubbed. Either way the content of their webhook deliveries is erased.
  */
 export const recordings: PersonalDataKind = {

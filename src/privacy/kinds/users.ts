@@ -7,7 +7,7 @@ import {
 import type { PersonalDataKind } from "../kind.js";
 
 /**
- * The user's profile and memberships (COMPAT §C.4; src/areas/users/store.ts). Export: one
+ * The user's profile and memberships (docs/contract.md "Users"; src/areas/users/store.ts). Export: one
  * page (a user has one profile per organization and a few memberships). Erasure deletes
  * profile, memberships and grants in each organization of the scope (all the user's
  * organizations when the job names none).
