@@ -66,7 +66,7 @@ export function writeReport(report: Report, root: string): void {
   const lines = [
     "# Benchmarks",
     "",
-    "`npm run bench` (full sizes of DESIGN §8) or `npm run bench -- --quick` (small sizes, under 2 minutes for both",
+    "`npm run bench` (full sizes of docs/performance.md, Targets) or `npm run bench -- --quick` (small sizes, under 2 minutes for both",
     "dialects); `bench/README.md` says what each row measures. Every throughput is measured next to the bare echo",
     "route of the same server (run before each scenario and at the end; ratios are against the median), with autocannon",
     "on the same 2-core machine: compare ratios across runs, since absolute figures drift with the shared host.",

@@ -189,7 +189,7 @@ function measureEcho(server: BenchServer): Promise<LoadResult> {
 }
 
 /**
- * DESIGN §8: on PostgreSQL each throughput should be at least half of SQLite's. The two
+ * docs/performance.md "Targets": on PostgreSQL each throughput should be at least half of SQLite's. The two
  * dialects run minutes apart on a shared host, so where both rows have a ratio to echo
  * the target is judged on those ratios (each against its own run's echo); the raw ratio
  * is shown too.

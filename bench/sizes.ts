@@ -1,5 +1,5 @@
 /**
- * Data sizes and run lengths. `full` follows DESIGN §8 (1 M activities, 100 000 folders,
+ * Data sizes and run lengths. `full` follows the targets (docs/performance.md "Targets"; 1 M activities, 100 000 folders,
  * 1 M notifications); `quick` shrinks them so both dialects finish in under 2 minutes.
  */
 export interface Sizes {
@@ -21,11 +21,11 @@ export interface Sizes {
   readonly folders: { readonly total: number; readonly moveDescendants: number };
   readonly notifications: { readonly total: number };
   readonly webhooks: { readonly backlogEvents: number; readonly pacedS: number };
-  /** Activities of the one user a user-data erasure removes (issue #13). */
+  /** Activities of the one user a user-data erasure removes. */
   readonly erasure: { readonly records: number };
   /** Comments in the store (threads of three), over `documents` documents of one organization. */
   readonly comments: { readonly total: number; readonly documents: number };
-  /** Organization-level users and documents of the one organization of the directory operations (issue #11). */
+  /** Organization-level users and documents of the one organization of the directory operations. */
   readonly directory: { readonly users: number; readonly documents: number };
 }
 

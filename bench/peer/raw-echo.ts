@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A raw Node.js `http` echo (no Fastify) in its own process: the transport floor the
- * black-box probe of issue #18 measured against. Reads the body, answers it back as
+ * scale-out work's first black-box probe measured against. Reads the body, answers it back as
  * `{"result":{"message":"Echo.","data":…}}` like collabd's `/bench/echo`. Prints
  * `{"port": N}` once listening on 127.0.0.1.
  */

@@ -7,7 +7,7 @@ import { count, latencyRow, loadRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import type { Sizes } from "../sizes.js";
 
-/** Records per add request, as DESIGN §8 states the add target. */
+/** Records per add request, as the add target states it (docs/performance.md "Targets"). */
 const ADD_BATCH = 100;
 /** Patches per update request. */
 const UPDATE_BATCH = 100;
@@ -68,7 +68,7 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         clock.advance(1);
         await addActivities(ctx, { ...doc, activities: batch.slice(0, total - written) });
       }
-      // The peer's store: the same documents and record counts (issue #18).
+      // The peer's store: the same documents and record counts.
       peer = peerFor(
         [
           { ...walk, records: walkRecords },

@@ -34,7 +34,7 @@ function randomRun(prefix: string, total: number, n: number): string[] {
 }
 
 /**
- * The directory operations of issue #11 (users, organizations, documents, access, notification
+ * The directory operations (users, organizations, documents, access, notification
  * config) in one organization of `sizes.directory.users` organization-level users and
  * `documents` documents, with organization metadata: users get (pageSize 100) and
  * permissions get (10 users) under load, and the writes users add (batches of 10 new

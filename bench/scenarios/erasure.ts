@@ -17,7 +17,7 @@ const DOCUMENTS = 20;
 const CHUNK_S = 1;
 
 /**
- * User-data erasure (issue #13): throughput (records/s) of erasing one user with
+ * User-data erasure: throughput (records/s) of erasing one user with
  * `sizes.erasure.records` activities, while activities get traffic on the same
  * organization continues, and what it costs that traffic (throughput and p99 against the
  * same load just before). The get load runs in 1-second chunks; only chunks that ended

@@ -73,7 +73,7 @@ export function buildTree(total: number, moveDescendants: number): Tree {
 
 /**
  * Folders get of one folder `maxDepth` 3 in an organization of `sizes.folders.total`
- * folders (DESIGN §8: p99 ≤ 10 ms), a move of a folder with `moveDescendants`
+ * folders (docs/performance.md "Targets": p99 ≤ 10 ms), a move of a folder with `moveDescendants`
  * descendants, and folders add (batches of 10) into the same organization.
  */
 export function foldersScenario(sizes: Sizes): Scenario {

@@ -8,7 +8,7 @@ import type { Sizes } from "../sizes.js";
 const ORGANIZATION = "bench-notify-org";
 /** Notifications per user as first recipient; with the second recipient each user has twice this. */
 const PER_USER = 2000;
-/** Patches per update request (the figure). */
+/** Patches per update request (the batch limit). */
 const UPDATE_BATCH = 1000;
 const PAGE_SIZE = 20;
 const DOCUMENTS = 100;

@@ -16,7 +16,7 @@ const HOOK_CREDS = {
 };
 /** Activities per add request while building the backlog. */
 const BACKLOG_BATCH = 500;
-/** The offered rate of the latency run, in deliveries/s (DESIGN §8's throughput target). */
+/** The offered rate of the latency run, in deliveries/s (the throughput target: docs/performance.md "Targets"). */
 const OFFERED_PER_S = 1000;
 /** Requests per second of the latency run; each carries OFFERED_PER_S / 2 / this activities. */
 const PACED_REQUESTS_PER_S = 100;

@@ -1,4 +1,4 @@
-/** The two headers every API call carries (SPEC §5); held in this tab's sessionStorage only. */
+/** The two headers every API call carries (docs/contract.md "Authentication"); held in this tab's sessionStorage only. */
 export interface Session {
   readonly apiKey: string;
   readonly authToken: string;
@@ -9,7 +9,7 @@ export interface ErrorDetail {
   readonly message?: string;
 }
 
-/** A failed call, in the API's error shape (SPEC §7). */
+/** A failed call, in the API's error shape (docs/contract.md "Answers and errors"). */
 export class ApiFailure extends Error {
   constructor(
     readonly status: string,

@@ -22,7 +22,7 @@ const HOLDERS = {
 } as const;
 const USERS = Object.keys(HOLDERS);
 
-/** COMPAT §A.7: who has access to a document by its effective accessType (inherited from its folder here). */
+/** Who has access to a document by its effective accessType (inherited from its folder here): docs/contract.md "Access". */
 const HAS_ACCESS: Record<(typeof TYPES)[number], string[]> = {
   public: USERS,
   organizationPrivate: USERS.filter((u) => u !== "none"),

@@ -96,7 +96,7 @@ async function access(
 
 const EVERYONE = ["u-org", "u-top", "u-mid", "u-leaf", "u-doc", "u-other", "u-none"];
 
-// Workspaces made before COMPAT §A.4 keep organizationPrivate at the root; these rules are written for it.
+// Workspaces made before the workspace setting defaultAccessType (migration 0010) keep organizationPrivate at the root; these rules are written for it.
 forEachDialect(
   "access rules",
   (server) => {
@@ -198,7 +198,7 @@ forEachDialect(
           { folderId: "leaf", parentFolderId: "mid" },
         ],
       });
-      // The folder delete took the document placed below it (COMPAT §A.4): place it again.
+      // The folder delete took the document placed below it (docs/contract.md "Folders"): place it again.
       await ok(server(), "/v2/organizations/documents/add", {
         organizationId: org,
         folderId: "leaf",

@@ -24,7 +24,7 @@ async function get(server: TestServer, data: Record<string, unknown>) {
 }
 
 forEachDialect("activities add and get", (server) => {
-  it("adds activities and returns the SPEC record shape with service-assigned metadata and timestamp", async () => {
+  it("adds activities and returns the documented record shape with service-assigned metadata and timestamp", async () => {
     const res = await add(server(), "org-a", "doc-1", [comment({ id: "a1", targetSubEntityId: "c-9" })]);
     expect(res.body).toEqual({
       result: {
@@ -636,7 +636,7 @@ forEachDialect("activities bad input", (server) => {
   );
 });
 
-/** A full User object of COMPAT §B, with keys collabd does not know. */
+/** A full User object (docs/contract.md "The User object"), with keys collabd does not know. */
 const fullUser = {
   userId: "u-full",
   name: "Full User",

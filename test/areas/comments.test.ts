@@ -258,7 +258,7 @@ forEachDialect(
       do {
         const page = await get(s, { ...base, pageSize: 2, ...(pageToken ? { pageToken } : {}) });
         seen.push(...idsOf(page));
-        // The original's name for the same token, null on the last page (COMPAT §C.2).
+        // The original's name for the same token, null on the last page (docs/contract.md "Comments").
         expect(page.nextPageToken).toBe(page.pageToken === "" ? null : page.pageToken);
         pageToken = page.pageToken;
       } while (pageToken);

@@ -128,7 +128,7 @@ forEachDialect(
         "r3",
       ]);
       expect(ids(await getDocs(server(), { organizationId: org, folderId: "f" }))).toEqual(["f1", "f2"]);
-      // With ids: the request's order, an unknown id answered in place (COMPAT §A.5).
+      // With ids: the request's order, an unknown id answered in place (docs/contract.md "Documents").
       const byIds = await getDocs(server(), { organizationId: org, documentIds: ["r2", "f1", "zz"] });
       expect(byIds.data.map((d: any) => [d.id, d.success ?? true])).toEqual([
         ["r2", true],

@@ -6,7 +6,7 @@ const ADD_V1 = "/v1/organizations/folders/add";
 const GET = "/v2/organizations/folders/get";
 
 let orgs = 0;
-/** A fresh organization per test: no state is shared between tests (STYLE §13). */
+/** A fresh organization per test: no state is shared between tests (docs/architecture.md "Conventions"). */
 async function freshOrg(s: TestServer, folders: unknown[] = []): Promise<string> {
   const organizationId = `org-${++orgs}`;
   const made = await s.call("/v2/organizations/add", { organizations: [{ organizationId }] });
@@ -36,7 +36,7 @@ const TREE = [
 forEachDialect(
   "folders get",
   (server) => {
-    it("returns SPEC §2.3 folders with ancestors, access and service timestamps", async () => {
+    it("returns folders with ancestors, access and service timestamps", async () => {
       const org = await freshOrg(server());
       server().clock.advance(1000);
       await server().call(ADD, {

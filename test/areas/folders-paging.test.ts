@@ -3,7 +3,7 @@ import { folderJson, toFolder } from "../../src/areas/folders/records.js";
 import { nodeToRow, rowToNode } from "../../src/areas/hierarchy/folders.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
-/** Bounded folder answers (issue #15): the paged flat listing and the nested answer's cap. */
+/** Bounded folder answers: the paged flat listing and the nested answer's cap. */
 const ADD = "/v2/organizations/folders/add";
 const GET = "/v2/organizations/folders/get";
 const PAGE_BYTES = 20_000;

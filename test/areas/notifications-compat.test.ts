@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
-/** A full User object of COMPAT §B, with keys collabd does not know. */
+/** A full User object (docs/contract.md "The User object"), with keys collabd does not know. */
 const fullUser = (userId: string) => ({
   userId,
   name: `Name ${userId}`,
@@ -21,7 +21,7 @@ const fullUser = (userId: string) => ({
   customerTier: { level: 3, tags: ["a"] },
 });
 
-/** The original's documented add request, every field (COMPAT §A.6) but notifyAll (users area). */
+/** The original's documented add request, every field (docs/contract.md "Notifications") but notifyAll (users area). */
 const documented = (over: Record<string, unknown> = {}) => ({
   organizationId: "org",
   documentId: "doc",

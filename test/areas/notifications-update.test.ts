@@ -61,7 +61,7 @@ forEachDialect("notifications update scopes", (server) => {
     ["organization", {}, ALL],
     ["organization+document", { documentId: "d1" }, ["n-doc", "n-loc"]],
     ["organization+document+location", { documentId: "d1", locationId: "l1" }, ["n-loc"]],
-    // COMPAT §A.6: a location narrows the organization without a document.
+    // A location narrows the organization without a document (docs/contract.md "Notifications").
     ["organization+location", { locationId: "l1" }, ["n-loc"]],
     ["organization+location+user", { locationId: "l1", userId: "u1" }, ["n-loc"]],
     ["organization+document+user", { documentId: "d1", userId: "u2" }, ["n-doc"]],

@@ -304,7 +304,7 @@ forEachDialect("notifications delete and tenancy", (server) => {
         deletedCount: 1,
       },
     });
-    // A location narrows the organization on its own (COMPAT §A.6).
+    // A location narrows the organization on its own (docs/contract.md "Notifications").
     const byLocation = await server().call("/v2/notifications/delete", {
       organizationId: org,
       locationId: "l",

@@ -33,7 +33,7 @@ const notification = (id: string, actionUser: object, notifyUsers: object[], ext
   displayHeadlineMessageTemplateData: { actionUser },
   displayBodyMessage: "Look",
   notifyUsers,
-  // Named recipients only: organization fan-out (COMPAT §A.6) would reach U as a member too.
+  // Named recipients only: organization fan-out (docs/contract.md "Notifications") would reach U as a member too.
   notifyAll: false,
   ...extra,
 });
@@ -189,7 +189,7 @@ async function exportAll(server: TestServer, data: object, creds?: Credentials) 
   return { data: out, pages };
 }
 
-forEachDialect("notification preferences (COMPAT §C.7)", (server) => {
+forEachDialect("notification preferences", (server) => {
   it("merges configs and reads document keys over the organization default", async () => {
     const creds = await server().newWorkspace();
     const set = await ok(
@@ -329,7 +329,7 @@ forEachDialect("notification preferences (COMPAT §C.7)", (server) => {
   });
 });
 
-forEachDialect("user data export and erasure (COMPAT §C.8)", (server) => {
+forEachDialect("user data export and erasure", (server) => {
   it("exports every record about the user in the organization and nothing about others", async () => {
     const creds = await server().newWorkspace();
     await seed(server(), creds);

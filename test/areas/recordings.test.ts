@@ -31,7 +31,7 @@ async function ids(s: TestServer, data: Record<string, unknown>): Promise<string
 }
 
 forEachDialect("recordings", (server) => {
-  it("stores SPEC §2.2 annotations without an organization record and reads them back", async () => {
+  it("stores recording annotations without an organization record and reads them back", async () => {
     const s = server();
     const org = freshOrg();
     const add = await s.call(ADD, {

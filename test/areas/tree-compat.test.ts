@@ -3,7 +3,7 @@ import { runWorkspaceCommand } from "../../src/cli/workspace-commands.js";
 import type { Credentials } from "../support/server.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
-/** Organizations, folders and documents as COMPAT §A.3–A.5, §C.5–C.6 describe them. */
+/** Organizations, folders and documents as the original has them (docs/contract.md "Organizations", "Folders", "Documents"). */
 
 async function ok(server: TestServer, path: string, data: unknown, creds: Credentials) {
   const res = await server.call(path, data, { creds });
@@ -35,7 +35,7 @@ async function kept(s: TestServer, creds: Credentials, org: string, documentId: 
   return page.data[0].readByUserIds as string[];
 }
 
-forEachDialect("organizations, folders and documents (COMPAT)", (server) => {
+forEachDialect("organizations, folders and documents as the original has them", (server) => {
   it("organizations: open items, metadata at the top level, update merges, nextPageToken", async () => {
     const s = server();
     const creds = await s.newWorkspace();

@@ -80,7 +80,7 @@ forEachDialect("users add, get, update, delete", (server) => {
       organizationId: org,
       documentIds: ["lazy-doc"],
     });
-    // No record (COMPAT §A.5: an unknown id answers its not-found item in place).
+    // No record (docs/contract.md "Documents": an unknown id answers its not-found item in place).
     expect(none.data).toEqual([
       { id: "lazy-doc", success: false, code: "not-found", message: "Document does not exist" },
     ]);
@@ -153,7 +153,7 @@ forEachDialect("users add, get, update, delete", (server) => {
       pageToken = page.pageToken;
     } while (pageToken);
     expect(seen).toEqual(["d1/a", "d1/b", "d2/a"]);
-    // User groups do not exist: asking by group alone finds nobody (COMPAT §E 14).
+    // User groups do not exist: asking by group alone finds nobody (docs/compatibility.md "D14").
     const byGroup = await ok(server(), "/v2/users/get", {
       organizationId: org,
       organizationUserGroupIds: ["g1"],

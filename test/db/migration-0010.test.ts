@@ -10,7 +10,7 @@ const TOKEN = "at_zero_one_token_secret_value";
 const T = 1_700_000_000_000;
 
 /**
- * collabd 0.1 data keeps working (COMPAT §A.4, migration 0010): a database migrated only up
+ * collabd 0.1 data keeps working (docs/contract.md "Folders", migration 0010): a database migrated only up
  * to 0007, holding rows written by plain SQL as 0.1 wrote them, is migrated to the latest
  * schema by the server's start and read through the new API.
  */

@@ -7,14 +7,14 @@ import { forEachDialect } from "../support/server.js";
 const doc = openApiDocument(allOperations);
 const served = withAliases(allOperations).filter((op) => op.aliasOf !== undefined);
 
-describe("the v1 paths (COMPAT §F)", () => {
+describe("the v1 paths", () => {
   it("serves every v1 alias whose v2 operation exists, and none other", () => {
     const v2 = new Set(allOperations.map((op) => op.path));
     const expected = Object.entries(V1_ALIASES)
       .filter(([, target]) => v2.has(target))
       .map(([path]) => path);
     expect(served.map((op) => op.path).sort()).toEqual(expected.sort());
-    // The SPEC §4.7 operation keeps its own path and rules.
+    // The v1 folders add operation keeps its own path and rules (docs/contract.md "Folders").
     expect(V1_ALIASES["/v1/organizations/folders/add"]).toBeUndefined();
   });
 

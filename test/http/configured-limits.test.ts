@@ -17,7 +17,7 @@ function expectRefused(res: Response, field: string, message: string): void {
 }
 
 forEachDialect(
-  "DESIGN §7 limits lowered by the environment",
+  "request limits lowered by the environment",
   (server) => {
     it("refuses a batch over COLLABD_MAX_BATCH_ITEMS naming the array, and takes one at the limit", async () => {
       const s = server();

@@ -151,7 +151,7 @@ describe("the OpenAPI document", () => {
     for (const name of ["Activity", "Recording", "Folder", "Notification"]) {
       expect(doc.components.schemas[name]?.additionalProperties, name).toBe(false);
     }
-    // Open records (COMPAT §A.3, §A.5): metadata keys sit beside the known fields.
+    // Open records (docs/contract.md "Organizations", "Documents"): metadata keys sit beside the known fields.
     for (const name of ["Organization", "Document"]) {
       expect(doc.components.schemas[name]?.additionalProperties, name).toEqual({
         $ref: "#/components/schemas/JsonValue",

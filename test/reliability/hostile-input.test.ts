@@ -26,13 +26,13 @@ const STATUSES = new Set([
   "RESOURCE_EXHAUSTED",
 ]);
 
-/** Error messages COMPAT gives verbatim, which the original writes without a final period. */
+/** Error messages of the original, kept verbatim (docs/compatibility.md "Policy"), which the original writes without a final period. */
 const ORIGINAL_MESSAGES = new Set(["User does not have access to document"]);
 
 /**
  * `{error: {status, message, code?, details?}}` with a 4xx and a canonical client-error status
- * (`code`: the original's extra key on folders delete, COMPAT §E.9); a sentence ending in a
- * period unless COMPAT fixes the original's words.
+ * (`code`: the original's extra key on folders delete, docs/compatibility.md "D9"); a sentence ending in a
+ * period unless the original's words are kept.
  */
 function isClientError(res: Response): boolean {
   const error = res.body?.error;
@@ -97,7 +97,7 @@ forEachDialect(
                 toText({ data }),
               ),
             },
-            // An operation whose body may be left out accepts the empty body and `{}` (COMPAT §A.8).
+            // An operation whose body may be left out accepts the empty body and `{}` (docs/contract.md "Webhook configuration").
             {
               weight: 1,
               arbitrary: fc.constantFrom(

@@ -315,7 +315,7 @@ forEachDialect(
           data: { organizationId: org, folderId: S.folderId, documents: [{ documentId: "doc-new" }] },
           expect: "notFound",
         },
-        // Grants need no record (COMPAT §A.7): B's grant on A's ids is B's own row.
+        // Grants need no record (docs/contract.md "Access"): B's grant on A's ids is B's own row.
         {
           path: "/v2/auth/permissions/add",
           data: {
@@ -455,7 +455,7 @@ forEachDialect(
 );
 
 /**
- * Each case again on every v1 path that aliases its v2 path (COMPAT §F, src/http/aliases.ts),
+ * Each case again on every v1 path that aliases its v2 path (docs/compatibility.md "Version 1 paths", src/http/aliases.ts),
  * right after it: the alias is the same operation, so it must isolate the same way.
  */
 function withV1Paths(cases: readonly IsolationCase[]): IsolationCase[] {

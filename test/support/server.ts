@@ -70,7 +70,7 @@ export interface ServerOptions {
   /** How the database is opened (an injected WAL fdatasync, cache bounds). */
   readonly database?: OpenOptions;
   /**
-   * The first workspace's defaultAccessType (COMPAT §A.4; new workspaces get `public`):
+   * The first workspace's defaultAccessType (docs/contract.md "Folders"; new workspaces get `public`):
    * `organizationPrivate` gives a workspace as collabd 0.1 had them, for suites written then.
    */
   readonly defaultAccessType?: AccessType;
@@ -155,7 +155,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
 }
 
 /**
- * Runs a suite once per dialect against its own server (STYLE §8, §13):
+ * Runs a suite once per dialect against its own server (docs/architecture.md "Conventions"):
  * `forEachDialect("activities", (server) => { it(..., async () => server().call(...)) })`.
  */
 export function forEachDialect(

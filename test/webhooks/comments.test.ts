@@ -53,7 +53,7 @@ forEachDialect(
       for (const t of tenants.splice(0)) await t.close();
     });
 
-    it("fires each of the nine SPEC §6 triggers from the operation COMPAT §D.3 maps it to, signed", async () => {
+    it("fires each of the nine comment triggers from the operation that emits it, signed", async () => {
       const t = await open();
       const steps: [string, unknown][] = [
         [

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { embeddedIpv4, expandIpv6, isForbiddenAddress } from "../../src/webhooks/egress.js";
 import { forEachDialect } from "../support/server.js";
 
-/** Every IPv6 form that routes to an IPv4 host is judged by that host (issue #15). */
+/** Every IPv6 form that routes to an IPv4 host is judged by that host. */
 const EMBEDDED: [form: string, address: string, embedded: string[], forbidden: boolean][] = [
   ["IPv4-mapped, dotted", "::ffff:127.0.0.1", ["127.0.0.1"], true],
   ["IPv4-mapped, hex", "::ffff:7f00:1", ["127.0.0.1"], true],

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, expect, it } from "vitest";
 import { forEachDialect } from "../support/server.js";
 import { ALLOW_PRIVATE, comment, NO_JITTER, type Tenant, tenant } from "./support/hooks.js";
 
-/** COMPAT §D.2–§D.5: the basic payload, the recorder event and the advanced format. */
+/** The basic payload, the recorder event and the advanced format (docs/webhooks.md "Payloads"). */
 forEachDialect(
   "webhook payloads, as the original documents them",
   (server) => {
@@ -62,7 +62,7 @@ forEachDialect(
       expect(byId.c.commentAnnotation).toBeUndefined();
     });
 
-    it("sends recorder.done with the recorder fields of §D.4, from and transcription included", async () => {
+    it("sends recorder.done with the recorder fields, from and transcription included", async () => {
       const t = await open({ triggers: { recorder: { done: true } } });
       const from = { userId: "rec-user", name: "Rae", anyKey: 1 };
       const transcription = {

@@ -30,7 +30,7 @@ export function fillTemplate(template: string, data: Record<string, unknown> | u
   });
 }
 
-/** The activity log (SPEC §4.1): every filter, a timeline per document or entity, changes as from → to. */
+/** The activity log (docs/contract.md "Activities"): every filter, a timeline per document or entity, changes as from → to. */
 export function Activities({ session, params }: { session: Session; params: URLSearchParams }) {
   const organizationId = params.get("organizationId") ?? "";
   const p = (name: string) => params.get(name) || undefined;

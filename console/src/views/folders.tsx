@@ -30,7 +30,7 @@ interface Organization {
 }
 
 type Grants = Record<string, { organization?: GrantMap; folders?: GrantMap; documents?: GrantMap }>;
-/** permissions get's effective access (COMPAT §A.7): a role, or an error entry; `expiresAt` in seconds. */
+/** permissions get's effective access (docs/contract.md "Access"): a role, or an error entry; `expiresAt` in seconds. */
 type GrantMap = Record<string, { accessRole?: string; expiresAt?: number; error?: string }>;
 
 /** Folders and documents: the organization's tree, loaded a level at a time, and who holds grants. */

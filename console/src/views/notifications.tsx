@@ -10,7 +10,7 @@ interface Notification {
   displayHeadlineMessageTemplateData?: Record<string, unknown>;
   displayBodyMessage?: string;
   actionUser?: { userId?: string; name?: string };
-  /** Recipients: userId → true (COMPAT §A.6). */
+  /** Recipients: userId → true (docs/contract.md "Notifications"). */
   notifyUsers: Record<string, true>;
   readByUserIds: string[];
   notificationSourceData?: unknown;

@@ -19,7 +19,7 @@ interface WebhookConfig {
   previousSigningSecretExpiresAt?: number;
 }
 
-/** SPEC §6's trigger keys, always offered; stored keys beyond them are listed too. */
+/** The nine comment trigger keys (docs/webhooks.md "Configure"), always offered; stored keys beyond them are listed too. */
 const KNOWN_TRIGGERS = [
   "comment_annotation.add",
   "comment.add",
@@ -61,7 +61,7 @@ function draftOf(config: WebhookConfig): Draft {
   };
 }
 
-/** The webhook configuration editor (SPEC §2.4, §4.8) and the signing secret. */
+/** The webhook configuration editor (docs/contract.md "Webhook configuration") and the signing secret. */
 export function WebhookSettings({ session }: { session: Session; params: URLSearchParams }) {
   const [config, setConfig] = useState<WebhookConfig | null>(null);
   const [draft, setDraft] = useState<Draft | null>(null);

@@ -3,7 +3,7 @@ import { documentedOperations } from "./openapi.js";
 import { snapshot } from "./snapshot.js";
 
 /**
- * What workspace B must see when it names workspace A's ids (DESIGN §3: another
+ * What workspace B must see when it names workspace A's ids (docs/contract.md "Tenancy": another
  * workspace's data is indistinguishable from absent data):
  * - `notFound`: NOT_FOUND, as for an id that never existed;
  * - `empty`: a success listing nothing (or, keyed by user, nothing for each);
@@ -113,7 +113,7 @@ function mismatch(expected: Isolated, res: Response): string | null {
       return items.length > 0 && items.every((item) => item.success === false) ? null : "an item succeeded";
     }
     case "nothingDeleted":
-      // Deletes answer per item with `result.deletedCount` beside (COMPAT §A.1); older shapes count in data.
+      // Deletes answer per item with `result.deletedCount` beside (docs/contract.md "Per-item outcomes"); older shapes count in data.
       return result?.deletedCount === 0 || data?.deletedCount === 0 || data?.removedCount === 0
         ? null
         : "deleted something";

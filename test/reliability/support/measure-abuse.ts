@@ -1,5 +1,5 @@
 /**
- * Before/after figures of RELIABILITY.md "Abuse" (issue #15): runs each data attack
+ * Before/after figures of RELIABILITY.md "Abuse": runs each data attack
  * against a real `collabd serve` child process and reports the attack's time and answer
  * sizes, the slowest answer another workspace got meanwhile, the server's peak RSS and
  * its longest event-loop delay (from /metrics, which resets the histogram on each read).

@@ -24,7 +24,7 @@ export interface Schema {
 export interface DocumentedOperation {
   readonly path: string;
   readonly data: Schema;
-  /** A v1 path served by the v2 operation at this path (COMPAT §F, `x-alias-of`). */
+  /** A v1 path served by the v2 operation at this path (docs/compatibility.md "Version 1 paths", `x-alias-of`). */
   readonly aliasOf?: string;
   /** The body may be left out (`requestBody.required: false`): no body and `{}` are valid. */
   readonly bodyOptional?: boolean;
