@@ -39,7 +39,7 @@ export interface PeerMeasure {
 }
 
 /**
- * Issue #18's peer: the same activities get against the simplest server a team might write
+ * The peer (BENCHMARKS.md "The measured floor"): the same activities get against the simplest server a team might write
  * (`bench/peer/server.ts`) and a raw Node.js echo (`bench/peer/raw-echo.ts`), each in its own
  * process, next to collabd's activities get and own echo. The host drifts, so each round
  * runs the four back to back and every ratio is taken within a round; rows give the median

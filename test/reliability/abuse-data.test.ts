@@ -5,7 +5,7 @@ import { describeFigures, underAttack } from "./support/attack.js";
 import { report } from "./support/wait.js";
 
 /**
- * Issue #15, data attacks: a hostile tenant's request shapes that used to take collabd
+ * The data attacks: a hostile tenant's request shapes that used to take collabd
  * down for every workspace (RELIABILITY.md "Abuse"). Each attack runs bounded in count
  * and time while another tenant keeps calling; that tenant must stay served within
  * VICTIM_BOUND_MS (generous: the point is seconds or a dead process before).

@@ -8,7 +8,7 @@ import { scriptedNames } from "../webhooks/support/names.js";
 import { within } from "./support/wait.js";
 
 /**
- * Issue #15, attack 4: a tenant whose webhook hosts resolve slowly used to make every
+ * The webhook DNS attack (RELIABILITY.md "Abuse"): a tenant whose webhook hosts resolve slowly used to make every
  * other workspace's deliveries time out (dns.lookup on libuv's four threads, never
  * cancelled). Now each workspace has a bounded share of lookups, cancelled with the
  * attempt, and another workspace's deliveries go out at once.

@@ -3,7 +3,7 @@ import { openApiDocument } from "../../src/http/openapi-document.js";
 import { allOperations } from "../../src/http/operations.js";
 
 /**
- * Checks answers against `/openapi.json` (issue 16): every body the test server's `call`/`raw`
+ * Checks answers against `/openapi.json`: every body the test server's `call`/`raw`
  * receive must match the schema documented for its operation and HTTP status, and carry the
  * documented headers. One validator per process: the document is the same for every server.
  */

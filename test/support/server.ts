@@ -118,7 +118,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     try {
       body = JSON.parse(text);
     } catch {}
-    // Every answer must match /openapi.json (issue 16): a mismatch fails the test that got it.
+    // Every answer must match /openapi.json (docs/decisions.md "The OpenAPI contract, typed client and docs that run"): a mismatch fails the test that got it.
     const problems = contract().problems(method, path, res.status, res.headers, body);
     if (problems.length > 0) throw new ContractViolation(problems.join("\n"));
     return { status: res.status, headers: res.headers, body };
