@@ -1,4 +1,4 @@
-import { expect, it } from "vitest";
+import { beforeAll, expect, it } from "vitest";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 const comment = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -120,7 +120,8 @@ forEachDialect("activities add and get", (server) => {
 
 forEachDialect("activities get filters", (server) => {
   const orgId = "org-f";
-  it("seeds a varied organization", async () => {
+  // Seeded before the suite's tests, which only read it: each passes alone and in any order.
+  beforeAll(async () => {
     await add(server(), orgId, "doc-1", [
       comment({ id: "c1", actionUser: { userId: "alice" }, targetEntityId: "ann-1" }),
       comment({
@@ -192,18 +193,24 @@ forEachDialect("activities get filters", (server) => {
 });
 
 forEachDialect("activities keyset paging", (server) => {
-  const orgId = "org-walk";
   const seeded = new Set<string>();
-  it("seeds 120 activities across 12 timestamps", async () => {
+  /** 120 activities across 12 timestamps in `orgId`: the read-only walks share "org-walk"; a test that adds during its walk seeds its own. */
+  async function seed(orgId: string) {
     for (let batch = 0; batch < 12; batch++) {
       const activities = Array.from({ length: 10 }, (_, i) => comment({ id: `w-${batch}-${i}` }));
       for (const a of activities) seeded.add(a.id as string);
       await add(server(), orgId, `doc-${batch % 3}`, activities);
       server().clock.advance(5);
     }
-  });
+  }
+  beforeAll(() => seed("org-walk"));
 
-  async function walk(pageSize: number, order: "asc" | "desc", during?: (page: number) => Promise<void>) {
+  async function walk(
+    pageSize: number,
+    order: "asc" | "desc",
+    during?: (page: number) => Promise<void>,
+    orgId = "org-walk",
+  ) {
     const seen: Record<string, any>[] = [];
     let pageToken: string | undefined;
     for (let page = 0; page < 1000; page++) {
@@ -246,13 +253,20 @@ forEachDialect("activities keyset paging", (server) => {
   });
 
   it("never repeats or skips while records are added during an ascending walk", async () => {
+    const orgId = "org-walk-asc";
+    await seed(orgId);
     const added: string[] = [];
-    const seen = await walk(9, "asc", async (page) => {
-      server().clock.advance(1);
-      const id = `late-${page}`;
-      added.push(id);
-      await add(server(), orgId, "doc-late", [comment({ id })]);
-    });
+    const seen = await walk(
+      9,
+      "asc",
+      async (page) => {
+        server().clock.advance(1);
+        const id = `late-${page}`;
+        added.push(id);
+        await add(server(), orgId, "doc-late", [comment({ id })]);
+      },
+      orgId,
+    );
     const ids = seen.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining([...seeded, ...added]));
@@ -260,25 +274,44 @@ forEachDialect("activities keyset paging", (server) => {
   });
 
   it("does not return records added during a descending walk twice", async () => {
-    const seen = await walk(11, "desc", async (page) => {
-      server().clock.advance(1);
-      await add(server(), orgId, "doc-late", [comment({ id: `later-${page}` })]);
-    });
+    const orgId = "org-walk-desc";
+    await seed(orgId);
+    const seen = await walk(
+      11,
+      "desc",
+      async (page) => {
+        server().clock.advance(1);
+        await add(server(), orgId, "doc-late", [comment({ id: `later-${page}` })]);
+      },
+      orgId,
+    );
     const ids = seen.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining([...seeded]));
   });
 
   it("treats an empty pageToken as the first page", async () => {
-    const first = await get(server(), { organizationId: orgId, pageSize: 3 });
-    const empty = await get(server(), { organizationId: orgId, pageSize: 3, pageToken: "" });
+    const first = await get(server(), { organizationId: "org-walk", pageSize: 3 });
+    const empty = await get(server(), { organizationId: "org-walk", pageSize: 3, pageToken: "" });
     expect(empty.data).toEqual(first.data);
   });
 
   it("treats pageSize above 1000 as 1000", async () => {
+    // 1 001 records of its own, so the cap shows whatever else ran before.
+    const orgId = "org-walk-cap";
+    for (let batch = 0; batch < 11; batch++) {
+      const count = batch < 10 ? 100 : 1;
+      await add(
+        server(),
+        orgId,
+        "doc",
+        Array.from({ length: count }, (_, i) => comment({ id: `cap-${batch}-${i}` })),
+      );
+    }
     const res = await server().call("/v2/activities/get", { organizationId: orgId, pageSize: 5000 });
     expect(res.status).toBe(200);
-    expect(res.body.result.data.length).toBeGreaterThan(120);
+    expect(res.body.result.data).toHaveLength(1000);
+    expect(res.body.result.pageToken).not.toBe("");
   });
 });
 
@@ -288,7 +321,7 @@ forEachDialect("activities page tokens", (server) => {
     expect(page.pageToken).not.toBe("");
     return page.pageToken;
   }
-  it("seeds", async () => {
+  beforeAll(async () => {
     await add(server(), "org-t", "doc", [comment(), comment(), comment(), comment(), comment()]);
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GroupCommit, RUNS_ALONE } from "../../src/db/group-commit.js";
 import { monitorSlot } from "../../src/db/monitor.js";
 import { migratedScratch } from "../support/scratch.js";
+import { turnsUntil } from "../support/wait.js";
 
 const token = (n: number) => ({ workspace_id: "ws", token_hash: `hash-${n}`, created_at: n });
 
@@ -58,14 +59,14 @@ describe("group commit [sqlite]", () => {
     const answered: number[] = [];
     const first = group.run((trx) => trx.insertInto("auth_tokens").values(token(1)).execute());
     void first.then(() => answered.push(1));
-    await until(() => syncs.length === 1);
+    await turnsUntil(() => syncs.length === 1);
     // Committed (other connections see it) but not yet answered: the sync is still running.
     expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(1);
     expect(answered).toEqual([]);
 
     const second = group.run((trx) => trx.insertInto("auth_tokens").values(token(2)).execute());
     void second.then(() => answered.push(2));
-    await until(() => syncs.length === 2);
+    await turnsUntil(() => syncs.length === 2);
     expect(group.stats.commits).toBe(2);
     expect(answered).toEqual([]);
 
@@ -137,9 +138,3 @@ describe("group commit [sqlite]", () => {
     expect(stored.map((r) => r.created_at)).toEqual([4]);
   });
 });
-
-/** Lets the event loop turn until `condition` holds (no timers: each turn is one setImmediate). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let turn = 0; turn < 1000 && !condition(); turn++) await new Promise((r) => setImmediate(r));
-  expect(condition()).toBe(true);
-}

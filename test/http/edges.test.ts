@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { forEachDialect } from "../support/server.js";
+import { GENEROUS_MS } from "../support/wait.js";
 import { exchange } from "./raw.js";
 
 const LIMIT = 64 * 1024;
@@ -30,6 +31,7 @@ forEachDialect(
       const answer = await exchange(
         server().url,
         `POST /v2/activities/get HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+        { deadlineMs: GENEROUS_MS },
       );
       expect(answer.status).toBe(431);
       expect(answer.headers).toMatch(/content-type: application\/json/i);

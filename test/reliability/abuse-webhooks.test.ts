@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { FairResolver } from "../../src/webhooks/resolver.js";
 import { DIALECTS } from "../support/databases.js";
 import { startServer } from "../support/server.js";
+import { GENEROUS_MS } from "../support/wait.js";
 import { ALLOW_PRIVATE, comment, NO_JITTER, tenant } from "../webhooks/support/hooks.js";
 import { scriptedNames } from "../webhooks/support/names.js";
-import { within } from "./support/wait.js";
+import { until, within } from "./support/wait.js";
 
 /**
  * The webhook DNS attack (RELIABILITY.md "Abuse"): a tenant whose webhook hosts resolve slowly used to make every
@@ -15,12 +16,14 @@ import { within } from "./support/wait.js";
  */
 for (const dialect of DIALECTS) {
   describe(`webhook DNS shared by all tenants [${dialect}]`, () => {
-    it("delivers workspace B promptly while workspace A's hosts hang in resolution", async () => {
+    it("delivers workspace B while workspace A's hosts hang in resolution, A holding only its share of lookups", async () => {
       const names = scriptedNames({ "fast.test": "127.0.0.1" });
       for (let i = 0; i < 10; i++) names.names[`h${i}.hang.test`] = "hang";
-      const resolver = new FairResolver(names.lookup, { timeoutMs: 30_000, perWorkspace: 4 });
+      const resolver = new FairResolver(names.lookup, { timeoutMs: 600_000, perWorkspace: 4 });
+      // No deadline can end A's attempts while the test looks: B's deliveries must finish while
+      // A's lookups still hang, however slow the machine. The worker's stop then aborts them.
       const server = await startServer(dialect, {
-        env: { ...ALLOW_PRIVATE, COLLABD_WEBHOOK_TIMEOUT_MS: "1500" },
+        env: { ...ALLOW_PRIVATE, COLLABD_WEBHOOK_TIMEOUT_MS: "600000" },
         webhookResolver: resolver,
         webhooks: { ...NO_JITTER, pollMs: 3_600_000 },
       });
@@ -46,29 +49,31 @@ for (const dialect of DIALECTS) {
 
         const started = performance.now();
         expect(await server.worker!.tick()).toBe(40);
-        await within(b.receiver.waitFor(10), 1_400, "B's deliveries while A's names hang");
+        await within(b.receiver.waitFor(10), GENEROUS_MS, "B's deliveries while A's names hang");
         const waited = performance.now() - started;
-        expect(waited).toBeLessThan(1_000);
-        // A holds its share of lookups (4) and queues the rest behind it, nobody else's.
+        // A holds its share of lookups (4) and queues the rest behind it, nobody else's; none
+        // of A's attempts has ended, so B was not waiting for them.
         expect(resolver.load(a.creds.apiKey)).toEqual({ active: 4, queued: 6 });
         expect(resolver.load(b.creds.apiKey)).toEqual({ active: 0, queued: 0 });
+        // Results are written as attempts end: B's log shows all ten once they are.
+        await until(
+          async () => {
+            const log = (await b.deliveries()).body.result.data as { status: string }[];
+            return log.length === 10 && log.every((d) => d.status === "succeeded") ? true : undefined;
+          },
+          GENEROUS_MS,
+          "B's ten deliveries logged as succeeded",
+        );
 
-        await server.worker!.drain();
-        const bLog = (await b.deliveries()).body.result.data as { status: string }[];
-        expect(bLog.map((d) => d.status)).toEqual(Array(10).fill("succeeded"));
+        // Stopping the worker aborts A's attempts: their claims go back (no attempt counted)
+        // and every name query A started is cancelled with them.
+        await server.worker!.stop(0);
         const aLog = (await a.deliveries({ pageSize: 100 })).body.result.data as {
           status: string;
-          lastError: string;
           attemptCount: number;
         }[];
         expect(aLog).toHaveLength(30);
-        for (const d of aLog) {
-          expect(d).toMatchObject({
-            status: "pending",
-            attemptCount: 1,
-            lastError: "Timed out after 1500 ms.",
-          });
-        }
+        for (const d of aLog) expect(d).toMatchObject({ status: "pending", attemptCount: 0 });
         // Each hung host was asked at most once (lookups of a name are shared), every query
         // A started was cancelled with its attempts, and nothing is left queued.
         const aQueries = names.calls.filter((c) => c.host.endsWith(".hang.test"));
@@ -83,7 +88,7 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it("answers a config update within its bound when the name server hangs, and re-checks at send time", async () => {
+    it("answers a config update after its lookup deadline when the name server hangs, and re-checks at send time", async () => {
       const names = scriptedNames({
         "hang.test": "hang",
         "private.test": "10.0.0.7",
@@ -103,10 +108,11 @@ for (const dialect of DIALECTS) {
             { useWebhookService: true, webhookServiceConfig: { rawNotificationUrl: url } },
             { creds },
           );
-        const started = performance.now();
+        // The name server never answers: the update is answered once the check's own
+        // deadline (COLLABD_WEBHOOK_DNS_TIMEOUT_MS) has abandoned the lookup.
         const hung = await update("https://hang.test/hook");
         expect(hung.status).toBe(200);
-        expect(performance.now() - started).toBeLessThan(2_000);
+        expect(names.calls.filter((c) => c.host === "hang.test").every((c) => c.aborted)).toBe(true);
         expect((await update("https://private.test/hook")).status).toBe(400);
         expect((await update("https://public.test/hook")).status).toBe(200);
         // Accepted while it did not resolve; by send time it points inside: refused then.

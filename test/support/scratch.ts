@@ -1,12 +1,21 @@
 import { afterEach } from "vitest";
-import { type Database, type Dialect, migrate, openDatabase } from "../../src/db/database.js";
+import {
+  type Database,
+  type Dialect,
+  migrate,
+  type OpenOptions,
+  openDatabase,
+} from "../../src/db/database.js";
 import { scratchDatabase } from "./databases.js";
 
 /**
  * For store-level suites: `open()` gives a migrated database of its own for the current
  * test, closed and dropped after it.
  */
-export function migratedScratch(dialect: Dialect): () => Promise<{ database: Database; url: string }> {
+export function migratedScratch(
+  dialect: Dialect,
+  options: OpenOptions = {},
+): () => Promise<{ database: Database; url: string }> {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -14,7 +23,7 @@ export function migratedScratch(dialect: Dialect): () => Promise<{ database: Dat
   return async () => {
     const scratch = await scratchDatabase(dialect);
     cleanups.push(scratch.drop);
-    const database = await openDatabase(scratch.url);
+    const database = await openDatabase(scratch.url, options);
     cleanups.push(() => database.close());
     await migrate(database);
     return { database, url: scratch.url };
