@@ -148,7 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
     erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),
     erasurePollMs: integer(env, "COLLABD_ERASURE_POLL_MS", 5_000, 0, 3_600_000),
-    // Answer and record bounds: one block, README "Limits".
+    // Answer and record bounds: one block, README "Size bounds".
     ...answerBounds(env),
     transport: loadTransport(env),
     workers: workerCount(env, databaseUrl),

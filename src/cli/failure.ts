@@ -3,7 +3,7 @@ import { ApiError } from "../errors.js";
 import { DatabaseUnreachable } from "../services.js";
 import { UsageError } from "./workspace-commands.js";
 
-/** The documented exit codes (README, "Command line"). */
+/** The documented exit codes (README "The `collabd` command"). */
 export const EXIT = {
   /** The command did what it was asked. */
   done: 0,

@@ -11,7 +11,7 @@ export interface CacheSize {
  * recently used out once the entries' estimated bytes pass a budget. A Map keeps insertion
  * order, so a hit is a delete and a set, and the oldest entry is the first key: O(1) both.
  * Bounding by bytes, not entries, is what bounds memory: a 512-row upsert costs a hundred
- * times a point read (docs/decisions.md, "Bounded resources").
+ * times a point read (docs/decisions.md "Durability and bounded resources").
  */
 export class ByteLru<V> {
   private readonly entries = new Map<string, { value: V; bytes: number }>();

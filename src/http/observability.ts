@@ -81,7 +81,7 @@ export function registerObservability(
   app.get("/healthz", async (_request, reply) => {
     const ok = options.isReady() && (await pingWithin(database, HEALTH_TIMEOUT_MS));
     if (!ok) return reply.code(503).send({ status: "unavailable" });
-    // Writes failing for want of storage: still 200, as reads are served (docs/decisions.md "Storage faults").
+    // Writes failing for want of storage: still 200, as reads are served (docs/decisions.md "Quotas and storage faults").
     const storage = await database.storage.check();
     return reply.send(
       storage.writable

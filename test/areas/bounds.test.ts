@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from "../../src/config.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 /**
- * Record size, page size and reader bounds (README "Limits"), with small
+ * Record size, page size and reader bounds (README "Size bounds"), with small
  * limits so each is reached in a few requests.
  */
 const RECORD_BYTES = 4096;

@@ -111,7 +111,7 @@ forEachDialect(
         ["/delete", { ...ref, annotationIds: ["t1"] }],
       ];
       for (const [path, data] of steps) {
-        // A thread's delete erases its undelivered events (docs/webhooks.md, "Deleting data"): deliver them first.
+        // A thread's delete erases its undelivered events (docs/webhooks.md "Retention and deleting data"): deliver them first.
         if (path === "/delete") await drain(server());
         expect((await call(t, path, data)).status, path).toBe(200);
       }

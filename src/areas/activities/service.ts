@@ -166,7 +166,7 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
     });
     const ids = gone.map((row) => row.id);
     await releaseUsage(trx, ctx, deleteDelta(gone.map((row) => row.bytes)));
-    // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
+    // Their webhook deliveries keep no copy of them (docs/webhooks.md "Retention and deleting data").
     await eraseRecordDeliveries(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,

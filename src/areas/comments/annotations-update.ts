@@ -213,7 +213,7 @@ export async function deleteAnnotations(
       );
       const ids = selected.map((s) => s.record.annotationId);
       await store.deleteAnnotations(trx, scope, ids);
-      // Earlier deliveries keep no copy of a deleted thread (docs/webhooks.md, "Deleting data").
+      // Earlier deliveries keep no copy of a deleted thread (docs/webhooks.md "Retention and deleting data").
       await eraseRecordDeliveries(trx, {
         workspaceId: ws,
         organizationId,

@@ -110,7 +110,7 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
       documentId: input.documentId,
       ids: input.recordingIds,
     });
-    // Their webhook deliveries keep no copy of them (docs/webhooks.md, "Deleting data").
+    // Their webhook deliveries keep no copy of them (docs/webhooks.md "Retention and deleting data").
     await eraseRecordDeliveries(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,

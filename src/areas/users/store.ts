@@ -336,7 +336,7 @@ export async function usersWithMembershipOn(
 }
 
 /**
- * Ceiling of notifyAll's fan-out (docs/decisions.md "notifyAll"): the organization-level
+ * Ceiling of notifyAll's fan-out (docs/decisions.md "Users and access", notifyAll ceiling): the organization-level
  * users one notification may add, as many as notifyUsers may name.
  */
 export const MAX_NOTIFY_ALL = 1000;

@@ -1,7 +1,7 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
 
 /**
- * Comment threads (docs/contract.md "Comments", docs/decisions.md "Comments storage"). One row per
+ * Comment threads (docs/contract.md "Comments", docs/decisions.md "Comments"). One row per
  * thread holds the public annotation with its comments embedded (`record`), spliced into
  * answers as stored; the columns beside it are what the filters of get, count and delete
  * read, each served by an index (docs/query-plans.md, "Comments"). The users a thread

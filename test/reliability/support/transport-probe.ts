@@ -1,5 +1,5 @@
 /**
- * Before/after figures for RELIABILITY.md "Abuse: transport": runs each transport attack
+ * Before/after figures for RELIABILITY.md "Abuse", "Transport": runs each transport attack
  * once against a fresh SQLite server with the default configuration and prints what it did.
  * Self-contained (net, http, fetch), so the same file runs on an older commit too:
  *   npx tsx test/reliability/support/transport-probe.ts
