@@ -29,6 +29,13 @@ export interface Config {
   readonly databaseConnectTimeoutMs: number;
   /** Server-side `statement_timeout` and client-side query timeout on PostgreSQL (0: none). */
   readonly databaseStatementTimeoutMs: number;
+  /** PostgreSQL `lock_timeout`: how long a statement waits for a row or advisory lock (0: none). */
+  readonly databaseLockTimeoutMs: number;
+  /**
+   * A direct (session) connection to PostgreSQL when `databaseUrl` goes through a transaction
+   * pooler: LISTEN and migrations use it, and the pooled URL gets no session state (docs/postgres.md).
+   */
+  readonly databaseDirectUrl: string | null;
   /** Items per `activities`/`folders`/`notifications`/`recordings`/… array of one request. */
   readonly maxBatchItems: number;
   /** Values per array filter (`featureTypes`, `actionTypes`, …). */
@@ -156,6 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     // may only be lowered: the defaults are the ceilings the OpenAPI document publishes.
     databaseConnectTimeoutMs: integer(env, "COLLABD_DATABASE_CONNECT_TIMEOUT_MS", 30_000, 0, 3_600_000),
     databaseStatementTimeoutMs: integer(env, "COLLABD_DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 0, 3_600_000),
+    databaseLockTimeoutMs: integer(env, "COLLABD_DATABASE_LOCK_TIMEOUT_MS", 2_000, 0, 3_600_000),
+    databaseDirectUrl: directUrl(env, databaseUrl),
     maxBatchItems: integer(
       env,
       "COLLABD_MAX_BATCH_ITEMS",
@@ -215,14 +224,28 @@ function answerBounds(env: Env) {
  */
 export const LIMIT_CEILINGS = { batchItems: 1000, filterValues: 100, folderDepth: 100 } as const;
 
+/** COLLABD_DATABASE_DIRECT_URL: only beside a PostgreSQL COLLABD_DATABASE_URL, and a PostgreSQL URL itself. */
+function directUrl(env: Env, databaseUrl: string): string | null {
+  const url = optional(env, "COLLABD_DATABASE_DIRECT_URL");
+  if (url === null) return null;
+  if (databaseUrl.startsWith("sqlite:")) {
+    throw new ConfigError("COLLABD_DATABASE_DIRECT_URL is for PostgreSQL: COLLABD_DATABASE_URL is SQLite.");
+  }
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new ConfigError("COLLABD_DATABASE_DIRECT_URL must start with postgres://.");
+  }
+  checkPostgresUrl(url, "COLLABD_DATABASE_DIRECT_URL");
+  return url;
+}
+
 /** Fails here, naming the variable, rather than deep inside the driver with a stack trace. */
-function checkPostgresUrl(url: string): void {
+function checkPostgresUrl(url: string, variable = "COLLABD_DATABASE_URL"): void {
   const expected = "expected postgres://user:password@host:port/database";
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError(`COLLABD_DATABASE_URL is not a valid URL; ${expected}.`);
+    throw new ConfigError(`${variable} is not a valid URL; ${expected}.`);
   }
   try {
     decodeURIComponent(parsed.username);
@@ -230,7 +253,7 @@ function checkPostgresUrl(url: string): void {
     decodeURIComponent(parsed.pathname);
   } catch {
     throw new ConfigError(
-      `COLLABD_DATABASE_URL has a malformed %-escape in its user, password or database name; ${expected}.`,
+      `${variable} has a malformed %-escape in its user, password or database name; ${expected}.`,
     );
   }
 }

@@ -29,6 +29,9 @@ export class DatabaseUnreachable extends Error {}
 export async function openServices(config: Config, overrides: ServiceOverrides = {}): Promise<Services> {
   const database: Database = await openDatabase(config.databaseUrl, {
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    lockTimeoutMs: config.databaseLockTimeoutMs,
+    // A direct URL beside it says COLLABD_DATABASE_URL is a transaction pooler (docs/postgres.md).
+    pooled: config.databaseDirectUrl !== null,
     // A request waiting for a connection (a new one, or a free one in the pool) gives up
     // about when its statement would: a partition answers 503 in bounded time either way.
     connectTimeoutMs: config.databaseStatementTimeoutMs
@@ -134,17 +137,23 @@ async function waitForDatabase(database: Database, config: Config, onRetry: (mes
 /**
  * Migrations may rewrite large tables: on PostgreSQL with a statement timeout they run on
  * a one-connection pool of their own without it (docs/decisions.md), so a long migration
- * is not cut short halfway through start-up.
+ * is not cut short halfway through start-up. Behind a transaction pooler that pool is
+ * a direct one (COLLABD_DATABASE_DIRECT_URL): DDL and its locks need no pooler in between.
  */
 async function migrateWithoutTimeout(database: Database, config: Config, options: OpenOptions = {}) {
-  if (database.dialect !== "postgres" || config.databaseStatementTimeoutMs === 0) {
+  if (
+    database.dialect !== "postgres" ||
+    (config.databaseStatementTimeoutMs === 0 && config.databaseDirectUrl === null)
+  ) {
     await migrate(database);
     return;
   }
-  const untimed = await openDatabase(config.databaseUrl, {
+  const untimed = await openDatabase(config.databaseDirectUrl ?? config.databaseUrl, {
     ...options,
     poolSize: 1,
     statementTimeoutMs: 0,
+    lockTimeoutMs: 0,
+    pooled: false,
     connectTimeoutMs: CONNECT_ATTEMPT_MS,
   });
   try {

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, type LogEvent, Migrator, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
+import { TenantAdmission, type TenantLoad } from "./admission.js";
 import { type CacheSize, sharedCacheSizes } from "./byte-lru.js";
 import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit, sqliteTransaction, type Work } from "./group-commit.js";
@@ -65,6 +66,8 @@ export interface Database {
   monitor(monitor: DatabaseMonitor): void;
   /** Every statement cache and memo of statement texts with its size and bound (metrics, tests). */
   cacheSizes(): CacheSize[];
+  /** PostgreSQL: each workspace's requests holding and waiting for pool connections (admission.ts); SQLite: none. */
+  tenantLoads(): TenantLoad[];
   close(): Promise<void>;
 }
 
@@ -87,14 +90,29 @@ export interface OpenOptions {
    * partition, where the server's timeout never reaches us. 0 or absent: none.
    */
   readonly statementTimeoutMs?: number;
-  /** PostgreSQL: how long one connection attempt may take. */
+  /** PostgreSQL: how long one connection attempt may take (also a request's wait for its workspace's turn). */
   readonly connectTimeoutMs?: number;
+  /**
+   * PostgreSQL: `lock_timeout` on every transaction, far below the statement timeout, so a
+   * request stuck behind another's row or advisory lock gives its connection back soon and
+   * answers a retryable 503 (http/errors.ts). 0 or absent: none.
+   */
+  readonly lockTimeoutMs?: number;
+  /**
+   * PostgreSQL: the URL goes through a transaction pooler (PgBouncer `pool_mode =
+   * transaction`): no startup parameters (the timeouts are set per transaction instead) and no
+   * named statements, which a server connection shared by many clients would not keep.
+   */
+  readonly pooled?: boolean;
   /**
    * SQLite file: run the WAL checkpointer thread (default true). Off in a worker that only
    * reads and forwards its writes: the writer process checkpoints the one file for all.
    */
   readonly checkpoints?: boolean;
 }
+
+/** A request's wait for its workspace's turn at the pool when no connect timeout is set. */
+const DEFAULT_ADMISSION_WAIT_MS = 5_000;
 
 /** The client waits this much longer than the server's statement_timeout, so the server's cleaner error usually wins. */
 const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
@@ -175,6 +193,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
       monitor.current = next;
     },
     cacheSizes: () => [writer.cache.size(), ...caches(), ...sharedCacheSizes()],
+    tenantLoads: () => [],
     close: async () => {
       if (readerHandle) {
         await reader.destroy();
@@ -220,15 +239,15 @@ function sqliteReader(
 
 function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Database {
   // A schema other than public is chosen in the URL: `?options=-c%20search_path%3Dname`.
+  const poolSize = options.poolSize ?? 10;
+  const { statementTimeoutMs = 0, lockTimeoutMs = 0, pooled = false } = options;
   const pool = new driver.Pool({
     connectionString: url,
-    max: options.poolSize ?? 10,
-    ...(options.statementTimeoutMs
-      ? {
-          statement_timeout: options.statementTimeoutMs,
-          query_timeout: options.statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
-        }
-      : {}),
+    max: poolSize,
+    // Startup parameters: a transaction pooler refuses them, so there they are set per transaction.
+    ...(statementTimeoutMs && !pooled ? { statement_timeout: statementTimeoutMs } : {}),
+    ...(lockTimeoutMs && !pooled ? { lock_timeout: lockTimeoutMs } : {}),
+    ...(statementTimeoutMs ? { query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS } : {}),
     ...(options.connectTimeoutMs ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
     // bigint columns hold epoch milliseconds, which fit a JS number exactly.
     types: {
@@ -244,9 +263,22 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   // where nothing else listens; the transaction's next statement fails instead.
   pool.on("connect", (client) => {
     client.on("error", () => {});
-    if (options.statementTimeoutMs) dropOnQueryTimeout(client);
+    if (statementTimeoutMs) dropOnQueryTimeout(client);
   });
-  const prepared = new PreparedStatements(pool, options.namedPerConnection);
+  // No workspace's requests hold more than half the pool (rounded up): the rest stays for the others.
+  const admission = new TenantAdmission(
+    Math.ceil(poolSize / 2),
+    options.connectTimeoutMs ?? DEFAULT_ADMISSION_WAIT_MS,
+  );
+  const onBegin = [
+    statementTimeoutMs ? `set local statement_timeout = ${statementTimeoutMs}` : "",
+    lockTimeoutMs ? `set local lock_timeout = ${lockTimeoutMs}` : "",
+  ].filter(Boolean);
+  const prepared = new PreparedStatements(pool, {
+    maxCount: pooled ? 0 : options.namedPerConnection,
+    admission,
+    ...(pooled && onBegin.length > 0 ? { onBegin: onBegin.join("; ") } : {}),
+  });
   const db = new Kysely<Tables>({
     dialect: new SchemaScopedPostgresDialect({ pool: prepared.kyselyPool() }),
     plugins: [literalLimits],
@@ -276,6 +308,7 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
     // Group commit, WAL syncs and checkpoints are SQLite's; PostgreSQL reports none of them.
     monitor: () => {},
     cacheSizes: () => [...prepared.sizes(), ...sharedCacheSizes()],
+    tenantLoads: () => admission.loads(),
     close: () => db.destroy(),
   };
 }

@@ -1,9 +1,25 @@
 import { createHash } from "node:crypto";
 import type { PostgresPool, PostgresPoolClient } from "kysely";
 import type pg from "pg";
+import type { TenantAdmission } from "./admission.js";
 import { type CacheSize, sharedTextMemo, stringBytes } from "./byte-lru.js";
 
 const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
+/** How Kysely opens a transaction (`begin`, or `start transaction isolation level …`). */
+const BEGIN = /^\s*(begin|start transaction)\b/i;
+
+export interface PoolOptions {
+  /** Named statements per connection at most (0: every statement unnamed, as a transaction pooler needs). */
+  readonly maxCount?: number;
+  readonly maxBytes?: number;
+  /** Per-workspace admission in front of the pool (admission.ts); none: every caller goes straight to it. */
+  readonly admission?: TenantAdmission;
+  /**
+   * Statements sent with every transaction's BEGIN, in the same round trip (`set local …`):
+   * settings a transaction pooler cannot take as startup parameters.
+   */
+  readonly onBegin?: string;
+}
 
 /** Named statements per connection, at most: beyond either bound, statements go unnamed. */
 export const NAMED_PER_CONNECTION = 256;
@@ -20,12 +36,19 @@ export const NAMED_BYTES_PER_CONNECTION = 1 << 20;
  */
 export class PreparedStatements {
   private readonly connections = new Map<pg.PoolClient, { names: Map<string, string>; bytes: number }>();
+  private readonly maxCount: number;
+  private readonly maxBytes: number;
+  private readonly admission: TenantAdmission | undefined;
+  private readonly onBegin: string | undefined;
 
   constructor(
     private readonly pgPool: pg.Pool,
-    private readonly maxCount = NAMED_PER_CONNECTION,
-    private readonly maxBytes = NAMED_BYTES_PER_CONNECTION,
+    options: PoolOptions = {},
   ) {
+    this.maxCount = options.maxCount ?? NAMED_PER_CONNECTION;
+    this.maxBytes = options.maxBytes ?? NAMED_BYTES_PER_CONNECTION;
+    this.admission = options.admission;
+    this.onBegin = options.onBegin;
     pgPool.on("remove", (client) => this.connections.delete(client));
   }
 
@@ -54,7 +77,7 @@ export class PreparedStatements {
 
   /** Runs one statement on a pooled connection, as `pool.query` would (a failed one is not reused). */
   async query<R extends pg.QueryResultRow>(text: string, values: readonly unknown[], rowMode?: "array") {
-    const client = await this.pgPool.connect();
+    const { client, leave } = await this.connect();
     try {
       const result = await client.query<R>(this.config(client, text, values, rowMode));
       client.release();
@@ -62,28 +85,52 @@ export class PreparedStatements {
     } catch (error) {
       client.release(error as Error);
       throw error;
+    } finally {
+      leave();
+    }
+  }
+
+  /** A pooled connection, once the calling request's workspace has a place (admission.ts). */
+  private async connect(): Promise<{ client: pg.PoolClient; leave: () => void }> {
+    const leave = this.admission ? await this.admission.enter() : () => {};
+    try {
+      return { client: await this.pgPool.connect(), leave };
+    } catch (error) {
+      leave();
+      throw error;
     }
   }
 
   /** The pool as Kysely uses it: data statements named per connection. */
   kyselyPool(): PostgresPool {
-    const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+    // One wrapper per pg client, as Kysely keys its connections by it; `leave` is per checkout.
+    const wrappers = new WeakMap<pg.PoolClient, { wrapper: PostgresPoolClient; leave: () => void }>();
+    const onBegin = this.onBegin;
+    const sent = (text: string) => (onBegin !== undefined && BEGIN.test(text) ? `${text}; ${onBegin}` : text);
     return {
       end: () => this.pgPool.end(),
       connect: async () => {
-        const client = await this.pgPool.connect();
-        let wrapper = wrappers.get(client);
-        if (!wrapper) {
-          wrapper = {
-            release: () => client.release(),
+        const { client, leave } = await this.connect();
+        let entry = wrappers.get(client);
+        if (!entry) {
+          const held = { wrapper: undefined as unknown as PostgresPoolClient, leave };
+          held.wrapper = {
+            release: () => {
+              const left = held.leave;
+              held.leave = () => {};
+              client.release();
+              left();
+            },
             query: ((text: string | object, values?: readonly unknown[]) =>
               typeof text === "string"
-                ? client.query(this.config(client, text, values ?? []))
+                ? client.query(this.config(client, sent(text), values ?? []))
                 : client.query(text as never, values as unknown[])) as unknown as PostgresPoolClient["query"],
           };
-          wrappers.set(client, wrapper);
+          entry = held;
+          wrappers.set(client, entry);
         }
-        return wrapper;
+        entry.leave = leave;
+        return entry.wrapper;
       },
     };
   }

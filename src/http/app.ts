@@ -9,12 +9,14 @@ import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
+import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
 import { randomId } from "../lib/ids.js";
 import { ErasureWorker } from "../privacy/worker.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
+import { byteLimits } from "./byte-limits.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
@@ -65,6 +67,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Shutting down is answered by our hook below, in the error shape (docs/contract.md "Answers and errors").
     return503OnClosing: false,
     ajv: {
+      // Ids are bounded in bytes too (schemas.ts `x-maxBytes`).
+      plugins: [byteLimits],
       // Wrong types are errors, never coerced; unknown fields are errors, never dropped (docs/contract.md "Requests").
       customOptions: {
         coerceTypes: false,
@@ -278,7 +282,10 @@ function registerOperation(
         : {}),
     },
     async (request, reply) => {
-      const outcome = await run(op, request.ctx, (request.body as { data: never }).data);
+      // Its connections count against its workspace's share of the PostgreSQL pool (db/admission.ts).
+      const outcome = await asTenant(request.ctx.workspace.id, () =>
+        run(op, request.ctx, (request.body as { data: never }).data),
+      );
       return reply
         .code(op.httpStatus ?? 200)
         .type(JSON_TYPE)

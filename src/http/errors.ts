@@ -1,8 +1,9 @@
 import type { FastifyError } from "fastify";
+import { AdmissionTimeout } from "../db/admission.js";
 import { isStorageFault } from "../db/storage-faults.js";
-import { ApiError, CodedApiError, type ErrorDetail, invalidArgument } from "../errors.js";
+import { ApiError, CodedApiError, type ErrorDetail, invalidArgument, unavailable } from "../errors.js";
 import { bodyTooLarge } from "./body.js";
-import { ID_PATTERN } from "./schemas.js";
+import { ID_PATTERN, MAX_BYTES } from "./schemas.js";
 
 /** The subset of an Ajv error the formatter reads. */
 interface SchemaError {
@@ -65,6 +66,8 @@ function describe(error: SchemaError): ErrorDetail {
       };
     case "maxLength":
       return { ...fieldOf, message: `${field} must be at most ${p.limit} characters.` };
+    case MAX_BYTES:
+      return { ...fieldOf, message: `${field} must be at most ${p.limit} bytes in UTF-8.` };
     case "pattern":
       return {
         ...fieldOf,
@@ -125,6 +128,22 @@ const TIMED_OUT = (e: { code?: string; message?: string }) =>
   e.message === "Query read timeout" ||
   e.message === "timeout exceeded when trying to connect";
 
+/**
+ * PostgreSQL's lock_timeout (55P03 lock_not_available): another request holds a row or
+ * advisory lock this one needs. Nothing was written (the transaction rolled back), and the
+ * lock is usually gone in a moment: 503, retryable, in the usual error shape.
+ */
+const LOCK_NOT_AVAILABLE = "55P03";
+/** Locks are short-lived: a second is a fair first wait, and the answer says so (`Retry-After`). */
+const RETRY_AFTER_LOCK_S = 1;
+
+/**
+ * PostgreSQL's program_limit_exceeded (54000): a value too large for an index entry (2704
+ * bytes) or another hard limit. Request schemas bound ids in bytes so that this does not
+ * happen (schemas.ts); this is the safety net for any value they miss: the client's 400.
+ */
+const PROGRAM_LIMIT_EXCEEDED = "54000";
+
 const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
 
 /**
@@ -140,6 +159,26 @@ export function toApiError(error: unknown, bodyLimit: number): { error: ApiError
       return { error: bodyTooLarge(bodyLimit), internal: false };
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return { error: invalidArgument("Content-Type must be application/json."), internal: false };
+  }
+  if (e.code === LOCK_NOT_AVAILABLE) {
+    return {
+      error: unavailable(
+        "Another request holds a lock on data this request needs; nothing was written, try again.",
+        RETRY_AFTER_LOCK_S,
+      ),
+      internal: false,
+    };
+  }
+  if (error instanceof AdmissionTimeout) {
+    return { error: unavailable(error.message, RETRY_AFTER_LOCK_S), internal: false };
+  }
+  if (e.code === PROGRAM_LIMIT_EXCEEDED) {
+    return {
+      error: invalidArgument(
+        "The request holds a value too large to store or index (an id or key of too many bytes).",
+      ),
+      internal: true,
+    };
   }
   if (TIMED_OUT(e)) {
     return {

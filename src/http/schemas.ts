@@ -49,8 +49,26 @@ export const ERROR_DETAIL_REF = { $ref: "#/components/schemas/ErrorDetail" } as 
  */
 export const ID_PATTERN = "^[^\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$";
 
+/**
+ * A JSON Schema keyword of collabd's own: a string's most bytes in UTF-8 (byte-limits.ts
+ * teaches it to the request validator; the OpenAPI document shows it as an `x-` extension).
+ */
+export const MAX_BYTES = "x-maxBytes";
+
+/**
+ * Client-given ids are also bounded in bytes: a PostgreSQL index entry holds at most 2704
+ * bytes, and the widest indexes hold three client ids (a membership: organization, level
+ * id, user) beside the workspace id and a short kind. 768 bytes lets 256 characters of up
+ * to three bytes each (every script of the BMP) and leaves the entry about 300 bytes of room;
+ * both dialects refuse the same ids (docs/decisions.md).
+ */
+export const MAX_ID_BYTES = 768;
+
+/** The keywords that bound an id: spread into any id-like string schema not built with `Id`. */
+export const ID_BOUNDS = { maxLength: 256, pattern: ID_PATTERN, [MAX_BYTES]: MAX_ID_BYTES } as const;
+
 export const Id = (description?: string) =>
-  Type.String({ minLength: 1, maxLength: 256, pattern: ID_PATTERN, ...(description ? { description } : {}) });
+  Type.String({ minLength: 1, ...ID_BOUNDS, ...(description ? { description } : {}) });
 
 /** A non-empty string of bounded size for free text such as templates. */
 export const Text = (description?: string, maxLength = 65_536) =>

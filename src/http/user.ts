@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { documentedAs, ID_PATTERN, JSON_VALUE_REF, named } from "./schemas.js";
+import { documentedAs, ID_BOUNDS, JSON_VALUE_REF, named } from "./schemas.js";
 
 /**
  * The User object (docs/contract.md "The User object"), one schema for every place a user appears (activity and
@@ -13,12 +13,7 @@ const short = (description: string) => Type.Optional(Type.String({ maxLength: 10
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
 
 const USER_FIELDS = {
-  userId: Type.String({
-    minLength: 1,
-    maxLength: 256,
-    pattern: ID_PATTERN,
-    description: "The client's user id.",
-  }),
+  userId: Type.String({ minLength: 1, ...ID_BOUNDS, description: "The client's user id." }),
   name: short("Full name."),
   photoUrl: Type.Optional(Type.String({ maxLength: 2048, description: "Avatar URL." })),
   email: Type.Optional(Type.String({ maxLength: 320, description: "E-mail address." })),

@@ -98,7 +98,9 @@ export class DeliveryWorker {
       tick: () => this.tick(),
       hasRoom: () => this.inFlight.size < this.concurrency,
       pollMs: options.pollMs ?? 1000,
-      listenUrl: services.database.dialect === "postgres" ? config.databaseUrl : null,
+      // LISTEN needs a session of its own: never through a transaction pooler.
+      listenUrl:
+        services.database.dialect === "postgres" ? (config.databaseDirectUrl ?? config.databaseUrl) : null,
       log: this.log,
     });
   }

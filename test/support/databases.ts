@@ -16,22 +16,28 @@ export const POSTGRES_URL =
 /** A database of its own for one test run: a temp SQLite file, or a fresh PostgreSQL schema. */
 export interface ScratchDatabase {
   readonly url: string;
+  /** A direct (session) connection to the same database, for a test's own lock holder or NOTIFY. */
+  readonly directUrl: string;
   drop(): Promise<void>;
 }
 
 export async function scratchDatabase(dialect: Dialect): Promise<ScratchDatabase> {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "collabd-test-"));
+    const url = `sqlite:${join(dir, "collabd.db")}`;
     return {
-      url: `sqlite:${join(dir, "collabd.db")}`,
+      url,
+      directUrl: url,
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
   const schema = `t_${randomBytes(6).toString("hex")}`;
   await adminQuery(`create schema ${schema}`);
   const separator = POSTGRES_URL.includes("?") ? "&" : "?";
+  const url = `${POSTGRES_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   return {
-    url: `${POSTGRES_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    url,
+    directUrl: url,
     drop: () => adminQuery(`drop schema if exists ${schema} cascade`),
   };
 }

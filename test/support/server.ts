@@ -36,6 +36,8 @@ export interface TestServer {
   readonly dialect: Dialect;
   readonly url: string;
   readonly databaseUrl: string;
+  /** A direct (session) connection to the same database: a test's own lock holder or NOTIFY. */
+  readonly directDatabaseUrl: string;
   readonly services: Services;
   readonly app: FastifyInstance;
   readonly clock: ManualClock;
@@ -78,7 +80,7 @@ export interface ServerOptions {
 
 export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
   const scratch = options.reuse
-    ? { url: options.reuse.databaseUrl, drop: async () => {} }
+    ? { url: options.reuse.databaseUrl, directUrl: options.reuse.databaseUrl, drop: async () => {} }
     : await scratchDatabase(dialect);
   const config = loadConfig({
     COLLABD_DATABASE_URL: scratch.url,
@@ -128,6 +130,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     dialect,
     url,
     databaseUrl: scratch.url,
+    directDatabaseUrl: scratch.directUrl,
     services,
     app,
     clock,

@@ -6,6 +6,8 @@ import {
   FreeObject,
   Id,
   JSON_VALUE_REF,
+  MAX_BYTES,
+  MAX_ID_BYTES,
   MAX_INTEGER,
   MAX_TIMESTAMP_MS,
   named,
@@ -31,6 +33,7 @@ const short = (description: string) => Type.Optional(Text(description, 1024));
 export const AnnotationIdInput = Type.String({
   minLength: 1,
   maxLength: 256,
+  [MAX_BYTES]: MAX_ID_BYTES,
   pattern: "^[^:\\u0000-\\u001F\\u007F\\uD800-\\uDFFF]*$",
   description: "Thread id; generated when absent. Must not contain `:`.",
 });
@@ -71,7 +74,9 @@ export const Priority = named(
 
 const LOCATION_FIELDS = {
   id: Type.Optional(
-    Type.Union([Type.String({ maxLength: 256 }), Type.Number()], { description: "Location id." }),
+    Type.Union([Type.String({ maxLength: 256, [MAX_BYTES]: MAX_ID_BYTES }), Type.Number()], {
+      description: "Location id.",
+    }),
   ),
   locationName: short("Location name."),
 };

@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OUTBOX_CHANNEL } from "../../src/webhooks/outbox.js";
+import { Poller } from "../../src/webhooks/poller.js";
+import { DIALECTS, POSTGRES_URL } from "../support/databases.js";
+
+/*
+ * The webhook worker's LISTEN connection survives the loss of its backend (a PostgreSQL
+ * restart, a failover, an operator's pg_terminate_backend): it reconnects by itself and
+ * NOTIFY wakes the worker again, with polling slowed to an hour so only NOTIFY can.
+ */
+
+const silent = { warn: () => {}, error: () => {} };
+
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe.runIf(DIALECTS.some((d) => d !== "sqlite"))("outbox LISTEN [postgres]", () => {
+  // A database of its own: NOTIFY channels are per database, so no other test's emits reach it.
+  const name = `t_listen_${randomBytes(4).toString("hex")}`;
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  const probe = new pg.Client({ connectionString: url.toString() });
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await probe.connect();
+  });
+  afterAll(async () => {
+    await probe.end();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+
+  /** Backends of the listener: its application_name, LISTENing. */
+  const listeners = async (app: string) =>
+    (
+      await probe.query<{ pid: number }>(
+        "select pid from pg_stat_activity where application_name = $1 and query like 'LISTEN %'",
+        [app],
+      )
+    ).rows.map((row) => row.pid);
+
+  it("listens again after its backend is terminated, and a NOTIFY then wakes the worker", async () => {
+    const app = `collabd-listen-test-${randomBytes(3).toString("hex")}`;
+    const listenUrl = new URL(url);
+    listenUrl.searchParams.set("application_name", app);
+    let ticks = 0;
+    const poller = new Poller({
+      tick: async () => {
+        ticks++;
+        return 0;
+      },
+      hasRoom: () => true,
+      pollMs: 3_600_000,
+      listenUrl: listenUrl.toString(),
+      log: silent,
+    });
+    poller.start();
+    try {
+      await until(async () => ticks === 1 && (await listeners(app)).length === 1);
+      const [first] = await listeners(app);
+      await probe.query("select pg_terminate_backend($1)", [first]);
+      // A new backend LISTENs, and the reconnection wakes the worker once (emits it may have missed).
+      await until(async () => {
+        const pids = await listeners(app);
+        return pids.length === 1 && pids[0] !== first && ticks === 2;
+      });
+      await probe.query("select pg_notify($1, '')", [OUTBOX_CHANNEL]);
+      await until(() => ticks === 3);
+      expect(ticks).toBe(3);
+    } finally {
+      await poller.stop();
+    }
+    await until(async () => (await listeners(app)).length === 0);
+  });
+});
