@@ -2,6 +2,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { DIALECTS } from "../support/databases.js";
 import { type Credentials, startServer, type TestServer } from "../support/server.js";
+import { GENEROUS_MS } from "../support/wait.js";
 
 /*
  * PostgreSQL under lock contention: a request stuck behind another's lock gives up at
@@ -52,8 +53,11 @@ async function holdRowLock(server: TestServer, id: string) {
   };
 }
 
+/** Polls `check` (which may query the database) until it holds; GENEROUS_MS is only a failure cutoff. */
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+  const deadline = Date.now() + GENEROUS_MS;
+  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await check()).toBe(true);
 }
 
 for (const dialect of DIALECTS.filter((d) => d !== "sqlite")) {

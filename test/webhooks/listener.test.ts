@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OUTBOX_CHANNEL } from "../../src/webhooks/outbox.js";
 import { Poller } from "../../src/webhooks/poller.js";
 import { DIALECTS, POSTGRES_URL } from "../support/databases.js";
+import { GENEROUS_MS } from "../support/wait.js";
 
 /*
  * The webhook worker's LISTEN connection survives the loss of its backend (a PostgreSQL
@@ -13,8 +14,11 @@ import { DIALECTS, POSTGRES_URL } from "../support/databases.js";
 
 const silent = { warn: () => {}, error: () => {} };
 
+/** Polls `check` (which may query the database) until it holds; GENEROUS_MS is only a failure cutoff. */
 async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+  const deadline = Date.now() + GENEROUS_MS;
+  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(await check()).toBe(true);
 }
 
 describe.runIf(DIALECTS.some((d) => d !== "sqlite"))("outbox LISTEN [postgres]", () => {
