@@ -67,7 +67,7 @@ export function secure(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * Serves the operator console (README "Console"): `/console` (the page, never cached, so a
+ * Serves the operator console (README "Console"): `/` and `/console/` redirect to it, `/console` (the page, never cached, so a
  * new release is picked up at once) and `/console/assets/<name>-<hash>.<ext>` (cached for
  * a year). The page signs in with a workspace's API key and token and calls the public API
  * with them, so it can do nothing the API does not allow.
@@ -93,6 +93,8 @@ export function registerConsole(app: FastifyInstance, dirs: readonly string[] = 
       .send(loaded.index);
   });
   app.get("/console/", async (_request, reply) => reply.redirect("/console"));
+  // Whoever opens the service's address in a browser lands on the console, not on a 404.
+  app.get("/", async (_request, reply) => reply.redirect("/console"));
   app.get<{ Params: { name: string } }>("/console/assets/:name", async (request, reply) => {
     const { name } = request.params;
     const loaded = ASSET_NAME.test(name) ? await load() : null;

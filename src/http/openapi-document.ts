@@ -14,8 +14,6 @@ import { DOC_AS, DOC_NAME, Envelope, Success } from "./schemas.js";
 // biome-ignore lint/suspicious/noExplicitAny: a JSON document under construction
 type Json = any;
 
-export const SERVER_URL = "http://127.0.0.1:8080";
-
 /** One error response per HTTP code the operations answer (docs/contract.md "Answers and errors"), keyed by component name. */
 const ERROR_RESPONSES: readonly {
   readonly name: string;
@@ -185,7 +183,9 @@ export function openApiDocument(served: readonly Operation[]): Json {
       contact: { name: "collabd" },
       license: { name: "MIT", identifier: "MIT" },
     },
-    servers: [{ url: SERVER_URL, description: "A collabd on its defaults (HOST 127.0.0.1, PORT 8080)." }],
+    // Relative: the document is served by the collabd it describes, so its own address (any
+    // HOST and PORT, or a reverse proxy's) is the right one, and a client resolves "/" against it.
+    servers: [{ url: "/", description: "This collabd: the address /openapi.json was fetched from." }],
     tags: usedTags.map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     security: [{ apiKey: [], authToken: [] }],
     paths,

@@ -107,6 +107,12 @@ export function expandIpv6(address: string): number[] | null {
 /** The URL's host without IPv6 brackets. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, "");
 
+/** Why a webhook URL is refused at configuration, and how an operator allows a receiver on their own network. */
+export const PRIVATE_REFUSED =
+  "Must not point to a loopback, private, link-local or metadata address. To deliver to a receiver on " +
+  "this machine or a private network (development, an internal service), start collabd with " +
+  "COLLABD_WEBHOOK_ALLOW_PRIVATE_URLS=true.";
+
 /**
  * Config-time check of a webhook URL's destination; returns why it is refused (a sentence), or null.
  * A name that does not resolve now, or not within `waitMs`, is accepted: the connect-time
@@ -118,7 +124,7 @@ export async function destinationProblem(
   options: { workspaceId: string; waitMs: number },
 ): Promise<string | null> {
   const host = hostOf(url);
-  const refused = "Must not point to a loopback, private, link-local or metadata address.";
+  const refused = PRIVATE_REFUSED;
   if (isIP(host) !== 0) return isForbiddenAddress(host) ? refused : null;
   if (FORBIDDEN_NAMES.test(host)) return refused;
   let addresses: readonly ResolvedAddress[];

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { PRIVATE_REFUSED } from "../../src/webhooks/egress.js";
 import { forEachDialect } from "../support/server.js";
 import { keyPair, publicDerBase64, publicPem } from "../webhooks/support/hooks.js";
 
@@ -405,7 +406,7 @@ forEachDialect("webhook configuration egress checks", (server) => {
       details: [
         {
           field: "data.webhookServiceConfig.rawNotificationUrl",
-          message: "Must not point to a loopback, private, link-local or metadata address.",
+          message: PRIVATE_REFUSED,
         },
       ],
     });

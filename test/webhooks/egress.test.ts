@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { embeddedIpv4, expandIpv6, isForbiddenAddress } from "../../src/webhooks/egress.js";
+import { embeddedIpv4, expandIpv6, isForbiddenAddress, PRIVATE_REFUSED } from "../../src/webhooks/egress.js";
 import { forEachDialect } from "../support/server.js";
 
 /** Every IPv6 form that routes to an IPv4 host is judged by that host. */
@@ -72,7 +72,7 @@ forEachDialect("webhook configuration refuses IPv6 forms of private hosts", (ser
     expect(res.body.error.details).toEqual([
       {
         field: "data.webhookServiceConfig.rawNotificationUrl",
-        message: "Must not point to a loopback, private, link-local or metadata address.",
+        message: PRIVATE_REFUSED,
       },
     ]);
     const stored = await server().call("/v2/workspace/webhookconfig/get", {}, { creds });
