@@ -193,13 +193,18 @@ export function transactionWithoutCommitSync<T>(db: Db, work: Work<T>): Promise<
 }
 
 /**
- * BEGIN … COMMIT on one SQLite connection. Unlike Kysely's transaction, a failed ROLLBACK
- * does not replace the error that caused it: on SQLITE_FULL and I/O errors SQLite has
- * already rolled back by itself, and "cannot rollback - no transaction is active" used to
- * be all the log said about a full disk.
+ * BEGIN … COMMIT on one SQLite connection (`begin immediate` takes the write lock before
+ * the first read). Unlike Kysely's transaction, a failed ROLLBACK does not replace the
+ * error that caused it: on SQLITE_FULL and I/O errors SQLite has already rolled back by
+ * itself, and "cannot rollback - no transaction is active" used to be all the log said
+ * about a full disk.
  */
-export async function sqliteTransaction<T>(conn: Db, work: Work<T>): Promise<T> {
-  await sql`begin`.execute(conn);
+export async function sqliteTransaction<T>(
+  conn: Db,
+  work: Work<T>,
+  begin: "begin" | "begin immediate" = "begin",
+): Promise<T> {
+  await sql.raw(begin).execute(conn);
   let result: T;
   try {
     result = await work(asWriteTx(conn));

@@ -1,5 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from "kysely";
-import { transactionWithoutCommitSync } from "./group-commit.js";
+import { sqliteTransaction, transactionWithoutCommitSync } from "./group-commit.js";
 import type { Tables } from "./tables.js";
 
 type Db = Kysely<Tables>;
@@ -35,9 +35,14 @@ export async function bookkeeping<T>(db: Db, work: (trx: Db) => Promise<T>): Pro
   return transactionWithoutCommitSync(db, work);
 }
 
-/** A plain transaction on the raw handle, for the process's own writes outside requests (CLI, bootstrap). */
+/**
+ * A plain transaction on the raw handle, for the process's own writes outside requests (CLI,
+ * bootstrap). On SQLite not Kysely's `transaction()`: its ROLLBACK after a full disk fails
+ * and hides the cause (sqliteTransaction).
+ */
 export function transaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction().execute(work);
+  if (isPostgresExecutor(db)) return db.transaction().execute(work);
+  return db.connection().execute((conn) => sqliteTransaction(conn, work));
 }
 
 /**
@@ -56,17 +61,7 @@ export async function exclusiveTransaction<T>(
       return work(trx);
     });
   }
-  return db.connection().execute(async (conn) => {
-    await sql`begin immediate`.execute(conn);
-    try {
-      const result = await work(conn);
-      await sql`commit`.execute(conn);
-      return result;
-    } catch (error) {
-      await sql`rollback`.execute(conn);
-      throw error;
-    }
-  });
+  return db.connection().execute((conn) => sqliteTransaction(conn, work, "begin immediate"));
 }
 
 /** A query that can take row locks (Kysely's select builder). */

@@ -12,6 +12,7 @@ import type { Services } from "../../src/context.js";
 import type { Dialect, OpenOptions } from "../../src/db/database.js";
 import { type AppOptions, buildApp } from "../../src/http/app.js";
 import { ManualClock } from "../../src/lib/clock.js";
+import type { IdGenerator } from "../../src/lib/ids.js";
 import { openServices } from "../../src/services.js";
 import type { HostResolver } from "../../src/webhooks/resolver.js";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/worker.js";
@@ -71,6 +72,8 @@ export interface ServerOptions {
   readonly app?: AppOptions;
   /** How the database is opened (an injected WAL fdatasync, cache bounds). */
   readonly database?: OpenOptions;
+  /** The id generator of every request's `ctx.ids` (random ids when absent). */
+  readonly ids?: IdGenerator;
   /**
    * The first workspace's defaultAccessType (docs/contract.md "Folders"; new workspaces get `public`):
    * `organizationPrivate` gives a workspace as collabd 0.1 had them, for suites written then.
@@ -92,6 +95,7 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
     clock,
     ...(options.webhookResolver ? { webhookResolver: options.webhookResolver } : {}),
     ...(options.database ? { database: options.database } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
   }).catch(async (error: unknown) => {
     await scratch.drop();
     throw error;

@@ -85,7 +85,7 @@ export async function addAnnotations(
         annotation.commentData.flatMap((c) => (c.commentId === undefined ? [] : [c.commentId])),
       );
       const comments = annotation.commentData.map((c) => {
-        const commentId = c.commentId ?? newCommentId(taken);
+        const commentId = c.commentId ?? newCommentId(taken, ctx.ids);
         taken.add(commentId);
         return buildComment(c, commentId, now);
       });

@@ -88,7 +88,7 @@ export async function addComments(ctx: Ctx, input: AddCommentsInput): Promise<nu
     });
     for (const c of input.commentData) if (c.commentId !== undefined) taken.add(c.commentId);
     const added = input.commentData.map((c) => {
-      const id = c.commentId ?? newCommentId(taken);
+      const id = c.commentId ?? newCommentId(taken, ctx.ids);
       taken.add(id);
       return buildComment(c, id, now);
     });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { User } from "../../http/user.js";
+import type { IdGenerator } from "../../lib/ids.js";
 import type { AnnotationRecord, CommentRecord, NewCommentInput, StatusValue } from "./objects.js";
 import type { NewAnnotationInput } from "./schemas.js";
 
@@ -18,10 +19,14 @@ export const DEFAULT_STATUS: StatusValue = {
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A random 6-digit id not yet used in the thread. */
-export function newCommentId(taken: ReadonlySet<number>, random: () => number = Math.random): number {
+/**
+ * A 6-digit id not yet used in the thread, drawn from the request's id generator (`ctx.ids`,
+ * random in production, injected in tests) so that ids are as exact in tests as every other.
+ * The generated id is hashed, not parsed: any generator's ids spread evenly over the range.
+ */
+export function newCommentId(taken: ReadonlySet<number>, ids: IdGenerator): number {
   for (;;) {
-    const id = 100_000 + Math.floor(random() * 900_000);
+    const id = 100_000 + (createHash("sha256").update(ids()).digest().readUIntBE(0, 6) % 900_000);
     if (!taken.has(id)) return id;
   }
 }
