@@ -152,7 +152,7 @@ async function longestCommit(maxRows: number): Promise<{ longestMs: number; batc
     await Promise.all(
       Array.from({ length: 256 }, () => {
         const rows = Array.from({ length: 100 }, row);
-        return group.run((trx) => upsertActivities(trx, rows), rows.length);
+        return group.run((trx) => upsertActivities(trx, rows));
       }),
     );
     return { longestMs, batches };

@@ -65,6 +65,10 @@ export interface Config {
   readonly maxPageBytes: number;
   /** Readers (`readByUserIds`) one notification may hold. */
   readonly maxNotificationReaders: number;
+  /** What one request may make the writer read and write (src/db/budget.ts). */
+  readonly writeBudget: { readonly rows: number; readonly bytes: number };
+  /** Request body bytes one process holds at once; past it new bodies get 503 (src/http/body.ts). */
+  readonly bodyBytesInFlight: number;
   /** What one workspace may hold (src/quotas); 0 = unlimited. */
   readonly quotas: Quotas;
   /** Connection hygiene (docs/decisions.md, "Transport abuse"): see the README's table. */
@@ -157,6 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
     erasurePollMs: integer(env, "COLLABD_ERASURE_POLL_MS", 5_000, 0, 3_600_000),
     // Answer and record bounds: one block, README "Size bounds".
     ...answerBounds(env),
+    ...workBounds(env),
     transport: loadTransport(env),
     workers: workerCount(env, databaseUrl),
     // Start-up, PostgreSQL timeouts and the request limits (docs/contract.md "Limits"; fail clean). The limits
@@ -215,6 +220,16 @@ function answerBounds(env: Env) {
   }
   const maxNotificationReaders = integer(env, "COLLABD_MAX_NOTIFICATION_READERS", 10_000, 1, 1_000_000);
   return { maxRecordBytes, maxPageBytes, maxNotificationReaders };
+}
+
+/** The write budget and memory admission (README "Limits", docs/decisions.md "Work budgets"). */
+function workBounds(env: Env) {
+  const writeBudget = Object.freeze({
+    rows: integer(env, "COLLABD_WRITE_BUDGET_ROWS", 20_000, 100, 100_000_000),
+    bytes: integer(env, "COLLABD_WRITE_BUDGET_BYTES", 16 * 1024 * 1024, 64 * 1024, 1024 ** 4),
+  });
+  const bodyBytesInFlight = integer(env, "COLLABD_BODY_BYTES_IN_FLIGHT", 16 * 1024 * 1024, 1024, 1024 ** 4);
+  return { writeBudget, bodyBytesInFlight };
 }
 
 /**

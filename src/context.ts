@@ -1,6 +1,8 @@
 import type { AccessType } from "./areas/hierarchy/paths.js";
 import type { Config } from "./config.js";
+import { WorkBudget } from "./db/budget.js";
 import type { Database } from "./db/database.js";
+import { RUNS_ALONE } from "./db/group-commit.js";
 import type { ReadDb, WriteTx } from "./db/handles.js";
 import type { Clock } from "./lib/clock.js";
 import type { IdGenerator } from "./lib/ids.js";
@@ -48,8 +50,10 @@ export interface Ctx {
   /**
    * Runs `work` in a write transaction and resolves once it is durable. On SQLite
    * concurrent callers share one commit (group commit); keep only database work inside.
-   * `rows` (default 1): about how many rows `work` writes, which bounds a group commit;
-   * RUNS_ALONE (db/group-commit.ts) when it is not known up front.
+   * Every statement is charged to the request's work budget (db/budget.ts), shared by all
+   * its writes, which refuses the request past COLLABD_WRITE_BUDGET_ROWS/_BYTES. `rows`:
+   * RUNS_ALONE (db/group-commit.ts) asks for a batch of its own (work of unknown size);
+   * other values are ignored, as batches are bounded by the rows really written.
    */
   readonly write: <T>(work: (trx: WriteTx) => Promise<T>, rows?: number) => Promise<T>;
   readonly clock: Clock;
@@ -67,7 +71,7 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     workspace,
     requestId,
     reader: services.database.reader,
-    write: services.database.write,
+    write: requestWrites(services),
     clock: services.clock,
     ids: services.ids,
     pageTokens: services.pageTokens,
@@ -76,4 +80,10 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     webhookResolver: services.webhookResolver,
     jobs: services.jobs,
   };
+}
+
+/** One request's writes: one work budget for all of them (docs/decisions.md, "Work budgets"). */
+function requestWrites(services: Services): Ctx["write"] {
+  const budget = new WorkBudget(services.config.writeBudget);
+  return (work, rows) => services.database.write(work, { budget, alone: rows === RUNS_ALONE });
 }

@@ -4,9 +4,10 @@ import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, type LogEvent, Migrator, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
 import { TenantAdmission, type TenantLoad } from "./admission.js";
+import { withBudget } from "./budget.js";
 import { type CacheSize, sharedCacheSizes } from "./byte-lru.js";
 import { startCheckpointer } from "./checkpointer.js";
-import { GroupCommit, sqliteTransaction, type Work } from "./group-commit.js";
+import { GroupCommit, sqliteTransaction, type Work, type WriteOptions } from "./group-commit.js";
 import { asReadDb, asWriteTx, type ReadDb } from "./handles.js";
 import { SchemaScopedPostgresDialect } from "./introspection.js";
 import { migrations } from "./migrations/index.js";
@@ -49,9 +50,9 @@ export interface Database {
   externalVersion(): number | null;
   /**
    * A write transaction, answered once durable; batched into a group commit on SQLite.
-   * `rows` (default 1) is about how many rows it writes: group commits are bounded in rows.
+   * Its statements are charged to `options.budget` (budget.ts), which refuses past its limits.
    */
-  write<T>(work: Work<T>, rows?: number): Promise<T>;
+  write<T>(work: Work<T>, options?: WriteOptions): Promise<T>;
   /**
    * Resolves once every commit made so far is on disk. On SQLite a group commit is
    * visible to other statements a moment before its WAL sync; whatever acts on what it
@@ -168,7 +169,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
     storage,
-    write: (work, rows) => storage.watch(groupCommit.run(work, rows)),
+    write: (work, options) => storage.watch(groupCommit.run(work, options)),
     durable: async () => {
       await walSync?.sync();
     },
@@ -293,7 +294,13 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
     dataDir: null,
     storage,
     // Concurrent PostgreSQL transactions already share WAL flushes; each caller gets its own.
-    write: (work) => storage.watch(db.transaction().execute((trx) => work(asWriteTx(trx)))),
+    write: (work, options) =>
+      storage.watch(
+        db.transaction().execute((trx) => {
+          const handle = asWriteTx(trx);
+          return work(options?.budget ? withBudget(handle, options.budget) : handle);
+        }),
+      ),
     // A PostgreSQL commit is flushed before it becomes visible.
     durable: async () => {},
     externalVersion: () => null,

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { UNBOUNDED, WorkBudget, withBudget } from "./budget.js";
 import { asWriteTx, type WriteTx } from "./handles.js";
 import type { MonitorSlot } from "./monitor.js";
 import { isStorageFault } from "./storage-faults.js";
@@ -10,39 +11,61 @@ export type Work<T> = (trx: WriteTx) => Promise<T>;
 
 interface Job {
   readonly work: Work<unknown>;
-  /** About how many rows the work writes: what a batch is bounded by, besides jobs. */
-  readonly rows: number;
+  /** What the job's statements are charged to: its rows and bytes written bound the batch. */
+  readonly budget: WorkBudget;
+  readonly alone: boolean;
   readonly resolve: (value: unknown) => void;
   readonly reject: (reason: unknown) => void;
+}
+
+/** How a write is run: the request's work budget, and whether it asks for a batch of its own. */
+export interface WriteOptions {
+  /** Every statement is charged here; past its limits the write fails (budget.ts). Default: counted only. */
+  readonly budget?: WorkBudget;
+  /** A write of unknown size (a cascade): no other job waits for its commit in the same batch. */
+  readonly alone?: boolean;
 }
 
 /** Jobs per batch at most. */
 export const GROUP_COMMIT_MAX_JOBS = 256;
 /**
- * Rows per batch at most: 256 concurrent 100-row adds ran as one 129 ms batch, the event
- * loop blocked for all of it; 2 000 rows take about 10 ms (RELIABILITY.md).
+ * Rows written per batch: once the jobs run so far wrote this many, the batch commits.
+ * 256 concurrent 100-row adds ran as one 129 ms batch, the event loop blocked for all of
+ * it; 2 000 rows take about 10 ms (RELIABILITY.md).
  */
 export const GROUP_COMMIT_MAX_ROWS = 2000;
+/** Bytes written per batch, likewise: a few large records fill a batch as many small rows do. */
+export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
 
-/**
- * The row count of a write whose size is not known up front (a delete by filter, a subtree
- * move): as large as a batch may be, so the write runs in a batch of its own.
- */
+/** The hint of a write whose size is not known up front (a delete by filter, a subtree move): it runs alone. */
 export const RUNS_ALONE = Number.POSITIVE_INFINITY;
 
 export interface GroupCommitOptions {
   readonly maxJobs?: number;
   readonly maxRows?: number;
+  readonly maxBytes?: number;
   readonly monitor?: MonitorSlot;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** What a batch has done so far. */
+interface BatchWork {
+  readonly jobs: Job[];
+  rows: number;
+  bytes: number;
+}
 
 /**
  * Group commit for SQLite (what the durable add target needs: docs/performance.md "Targets"): write transactions that arrive while the
  * event loop is busy share one database transaction and so one fsync. Each caller's
  * work runs inside its own savepoint, so a failing job is rolled back alone; every
  * caller is answered only after the shared COMMIT is durable.
+ *
+ * A batch is bounded by the work its jobs really did, not by what they announced: jobs
+ * join it one after another until `maxJobs` ran or the rows or bytes they wrote (their
+ * budgets count every statement, fan-out included) reach `maxRows`/`maxBytes`. A job can
+ * pass the bound by at most its own work budget.
  *
  * With `sync`, the COMMIT itself does not wait for the disk (`synchronous = NORMAL` for
  * that transaction) and `sync()` makes it durable off the event loop (WalSync). The next
@@ -57,6 +80,7 @@ export class GroupCommit {
   readonly stats = { commits: 0, jobs: 0 };
   private readonly maxJobs: number;
   private readonly maxRows: number;
+  private readonly maxBytes: number;
   private readonly monitor: MonitorSlot | undefined;
 
   constructor(
@@ -66,17 +90,24 @@ export class GroupCommit {
   ) {
     this.maxJobs = options.maxJobs ?? GROUP_COMMIT_MAX_JOBS;
     this.maxRows = options.maxRows ?? GROUP_COMMIT_MAX_ROWS;
+    this.maxBytes = options.maxBytes ?? GROUP_COMMIT_MAX_BYTES;
     this.monitor = options.monitor;
   }
 
-  /** Runs `work` in the next batch; `rows` (default 1) is about how many rows it writes. */
-  run<T>(work: Work<T>, rows = 1): Promise<T> {
+  /** Runs `work` in the next batch that has room, charged to `options.budget`. */
+  run<T>(work: Work<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.stopped) {
         reject(this.stopped.error);
         return;
       }
-      this.queue.push({ work, rows, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({
+        work,
+        budget: options.budget ?? new WorkBudget(UNBOUNDED),
+        alone: options.alone === true,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         // After the current I/O phase: every request parsed in it joins this batch.
@@ -91,21 +122,21 @@ export class GroupCommit {
       this.scheduled = false;
       return;
     }
-    const batch = this.take();
+    const batch: BatchWork = { jobs: [], rows: 0, bytes: 0 };
     let outcomes: Outcome[];
     try {
       const started = performance.now();
       outcomes = await this.commit(batch);
       this.stats.commits += 1;
-      this.stats.jobs += batch.length;
+      this.stats.jobs += batch.jobs.length;
       this.monitor?.current.groupCommit?.(
-        batch.length,
-        batch.reduce((sum, job) => sum + (Number.isFinite(job.rows) ? job.rows : this.maxRows), 0),
+        batch.jobs.length,
+        batch.rows,
         (performance.now() - started) / 1000,
       );
     } catch (error) {
       // The commit itself failed: nothing of the batch is durable, so nobody gets a success.
-      for (const job of batch) job.reject(error);
+      for (const job of batch.jobs) job.reject(error);
       this.next();
       return;
     }
@@ -116,29 +147,21 @@ export class GroupCommit {
       // Committed but not known to be on disk: not acknowledged, and neither is anything
       // after it (WalSync's fail-stop; docs/decisions.md).
       this.stopped = { error };
-      for (const job of batch) job.reject(error);
+      for (const job of batch.jobs) job.reject(error);
       return;
     }
-    batch.forEach((job, i) => {
+    batch.jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
   }
 
-  /**
-   * The next batch: up to `maxJobs` jobs and `maxRows` rows (a first job larger than that
-   * runs alone), so that one batch cannot hold the event loop for long.
-   */
-  private take(): Job[] {
-    let rows = 0;
-    let count = 0;
-    for (const job of this.queue) {
-      if (count === this.maxJobs || (count > 0 && rows + job.rows > this.maxRows)) break;
-      rows += job.rows;
-      count += 1;
-    }
-    return this.queue.splice(0, count);
+  /** Whether the batch may take `job` next: room left, and a job that runs alone only first. */
+  private admits(batch: BatchWork, job: Job): boolean {
+    if (batch.jobs.length === 0) return true;
+    if (job.alone || batch.jobs.at(-1)!.alone) return false;
+    return batch.jobs.length < this.maxJobs && batch.rows < this.maxRows && batch.bytes < this.maxBytes;
   }
 
   private next(): void {
@@ -146,19 +169,23 @@ export class GroupCommit {
     else this.scheduled = false;
   }
 
-  private commit(batch: readonly Job[]): Promise<Outcome[]> {
+  private commit(batch: BatchWork): Promise<Outcome[]> {
     const transaction = (trx: Db) => this.runJobs(trx, batch);
     return this.sync === null
       ? this.db.connection().execute((conn) => sqliteTransaction(conn, transaction))
       : transactionWithoutCommitSync(this.db, transaction);
   }
 
-  private async runJobs(trx: Db, batch: readonly Job[]): Promise<Outcome[]> {
+  /** Takes jobs from the queue while the batch has room, each in its own savepoint. */
+  private async runJobs(trx: Db, batch: BatchWork): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    for (const job of batch) {
+    while (this.queue.length > 0 && this.admits(batch, this.queue[0]!)) {
+      const job = this.queue.shift()!;
+      batch.jobs.push(job);
+      const { rowsWritten, bytesWritten } = job.budget;
       await sql`savepoint job`.execute(trx);
       try {
-        outcomes.push({ ok: true, value: await job.work(asWriteTx(trx)) });
+        outcomes.push({ ok: true, value: await job.work(withBudget(asWriteTx(trx), job.budget)) });
         await sql`release job`.execute(trx);
       } catch (error) {
         // SQLite may have ended the whole transaction itself (SQLITE_FULL, I/O errors): nothing
@@ -168,6 +195,9 @@ export class GroupCommit {
         await sql`release job`.execute(trx);
         outcomes.push({ ok: false, error });
       }
+      // A job rolled back still held the writer for what it did.
+      batch.rows += job.budget.rowsWritten - rowsWritten;
+      batch.bytes += job.budget.bytesWritten - bytesWritten;
     }
     return outcomes;
   }

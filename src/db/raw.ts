@@ -12,6 +12,7 @@ import {
   type UnknownRow,
   ValueNode,
 } from "kysely";
+import { chargeStatement } from "./budget.js";
 import { sharedTextMemo } from "./byte-lru.js";
 import type { Tables } from "./tables.js";
 
@@ -61,6 +62,7 @@ export async function rawColumn<T>(
 }
 
 function execute<R>(db: Kysely<Tables>, text: string, params: readonly unknown[]) {
+  chargeStatement(db, text, params);
   const isPostgres = db.getExecutor().adapter instanceof PostgresAdapter;
   return db.executeQuery<R>(CompiledQuery.raw(isPostgres ? toNumbered(text) : text, [...params]));
 }

@@ -21,7 +21,7 @@ import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeo
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { ForwardWrite, type WriteForwarder } from "./forward.js";
-import { withLimits } from "./limits.js";
+import { registerAdmissionMetrics, withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
 import type { Operation, Outcome } from "./operation.js";
@@ -83,7 +83,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     schemaErrorFormatter: (errors) => formatSchemaErrors(errors),
   });
   app.decorateRequest("ctx", null as unknown as Ctx);
-  registerJsonParser(app, config.bodyLimitBytes);
+  const admission = registerJsonParser(app, config.bodyLimitBytes, config.bodyBytesInFlight);
 
   let ready = false;
   app.addHook("onReady", async () => {
@@ -134,6 +134,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     help: "Connections closed on accept because their client address already had the maximum open.",
     registers: [registry],
   });
+  registerAdmissionMetrics(registry, admission);
   capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
   registerQuotaMetrics(app, registry, services);
   await registerOpenApi(app, options.operations ?? allOperations);

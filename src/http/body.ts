@@ -1,12 +1,15 @@
 import { isUtf8 } from "node:buffer";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import secureJson from "secure-json-parse";
 import { ApiError, invalidArgument } from "../errors.js";
+import { BodyAdmission, type BodyReservation, bodiesInFlight } from "./limits.js";
 
 /**
  * The request body: JSON only, read by us rather than by Fastify's parser so that
+ * - the bytes of bodies in flight are capped per process (BodyAdmission, limits.ts): past
+ *   the cap a body is refused with 503 and `Retry-After` before it is read;
  * - a body over the limit is still read (and dropped) up to twice the limit before the 413
  *   is sent: a client such as `fetch` that is still sending when the socket closes sees
  *   EPIPE, never the answer;
@@ -16,10 +19,33 @@ import { ApiError, invalidArgument } from "../errors.js";
  *   naming the field, instead of being stored as `null`;
  * - a `__proto__`/`constructor` key gets its own message (secure-json-parse).
  */
-export function registerJsonParser(app: FastifyInstance, bodyLimit: number): void {
+export function registerJsonParser(
+  app: FastifyInstance,
+  bodyLimit: number,
+  inFlightCap: number,
+): BodyAdmission {
   app.removeAllContentTypeParsers();
+  const admission = new BodyAdmission(inFlightCap);
+  const reservations = new WeakMap<IncomingMessage, BodyReservation>();
+  // Before the body is read (authentication and the content type were checked already):
+  // a declared body past the process's cap is refused here, unread, on a closed connection.
+  app.addHook("preParsing", async (request, reply, payload) => {
+    const reservation = admission.open();
+    reply.raw.once("close", reservation.release);
+    const declared = Number(request.headers["content-length"]);
+    // A body declared past the limit is refused by readBody, never held: nothing to reserve.
+    if (declared > 0 && declared <= bodyLimit && !reservation.take(declared)) {
+      reply.header("connection", "close");
+      throw bodiesInFlight(inFlightCap);
+    }
+    if (!(declared >= 0)) reservations.set(request.raw, reservation);
+    return payload;
+  });
   app.addContentTypeParser("application/json", (request, payload, done) => {
-    readBody(payload, request.headers, bodyLimit, (error, body) => {
+    // A chunked body reserves its bytes as they arrive.
+    const streamed = reservations.get(request.raw);
+    const admit = streamed ? (bytes: number) => streamed.take(bytes) || bodiesInFlight(inFlightCap) : null;
+    readBody(payload, request.headers, bodyLimit, admit, (error, body) => {
       if (error) return done(error, undefined);
       // An operation whose body may be left out takes an empty one as `{"data": {}}` (operation.ts).
       if (body!.length === 0 && (request.routeOptions.config as { bodyOptional?: boolean }).bodyOptional)
@@ -31,6 +57,7 @@ export function registerJsonParser(app: FastifyInstance, bodyLimit: number): voi
       }
     });
   });
+  return admission;
 }
 
 export function bodyTooLarge(bodyLimit: number): ApiError {
@@ -59,6 +86,7 @@ function readBody(
   payload: Readable,
   headers: IncomingHttpHeaders,
   bodyLimit: number,
+  admit: ((bytes: number) => true | Error) | null,
   callback: (error: Error | null, body?: Buffer) => void,
 ): void {
   const declared = Number(headers["content-length"]);
@@ -78,6 +106,10 @@ function readBody(
     else callback(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
   };
   const onData = (chunk: Buffer) => {
+    if (!over && admit) {
+      const refused = admit(chunk.length);
+      if (refused !== true) return finish(refused);
+    }
     received += chunk.length;
     if (received > bodyLimit) {
       over = true;

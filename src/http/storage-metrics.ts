@@ -24,7 +24,7 @@ export function registerStorageMetrics(
   });
   const rows = new Histogram({
     name: "collabd_group_commit_rows",
-    help: "Rows (as the verbs count them) per SQLite group commit.",
+    help: "Rows written per SQLite group commit, fan-out included (counted by the work budgets, src/db/budget.ts).",
     buckets: [1, 10, 100, 250, 500, 1000, 2000, 5000],
     registers,
   });

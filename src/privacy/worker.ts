@@ -120,7 +120,7 @@ export class ErasureWorker {
           : { erased: 0, next: null };
         await recordBatch(trx, job, task.seq, result.erased, result.next, now);
         return true;
-      }, batch);
+      });
       if (!more) return;
       if (config.erasurePauseMs > 0) await sleep(config.erasurePauseMs);
       else await yieldToLoop();

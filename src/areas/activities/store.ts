@@ -1,4 +1,5 @@
 import { fixedBatches } from "../../db/batches.js";
+import { expectWork } from "../../db/budget.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
 import type { ActivityRow } from "../../db/tables.js";
@@ -123,7 +124,11 @@ export async function listActivities(
   });
 }
 
-/** The stored records of `ids`, inside a write, locked until commit (PostgreSQL `FOR UPDATE`, in id order). */
+/**
+ * The stored records of `ids`, inside a write, locked until commit (PostgreSQL `FOR UPDATE`,
+ * in id order). Their sizes are read first: records past the request's work budget are
+ * refused before they are read (db/budget.ts).
+ */
 export async function lockActivities(
   db: WriteTx,
   workspaceId: string,
@@ -131,16 +136,18 @@ export async function lockActivities(
   ids: readonly string[],
 ): Promise<Pick<ActivityRow, "id" | "record">[]> {
   if (ids.length === 0) return [];
-  return lockedForUpdate(
+  const chosen = db
+    .selectFrom("activities")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("id", "in", [...ids]);
+  const sizes = await lockedForUpdate(
     db,
-    db
-      .selectFrom("activities")
-      .select(["id", "record"])
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("id", "in", [...ids])
-      .orderBy("id"),
+    chosen.select((eb) => ["id", eb.fn<number>("octet_length", ["record"]).as("bytes")]).orderBy("id"),
   ).execute();
+  // Read, merged and written back: twice its size.
+  expectWork(db, { rows: sizes.length, bytes: 2 * sizes.reduce((sum, row) => sum + Number(row.bytes), 0) });
+  return chosen.select(["id", "record"]).orderBy("id").execute();
 }
 
 /** Sets the stored record of each (id, record) pair, many per statement (BATCH_SIZES). */

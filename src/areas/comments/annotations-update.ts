@@ -1,4 +1,5 @@
 import type { Ctx } from "../../context.js";
+import { expectWork } from "../../db/budget.js";
 import { RUNS_ALONE } from "../../db/group-commit.js";
 import { invalidArgument } from "../../errors.js";
 import type { User } from "../../http/user.js";
@@ -45,6 +46,13 @@ export async function updateAnnotations(
         [{ field: "data.annotationIds", message: `At most ${MAX_SELECTED_THREADS} threads per update.` }],
       );
     }
+    // Each selected thread is rewritten with the patch in it: refuse before cloning and
+    // serializing them all if that cannot fit the request's work budget.
+    const patchBytes = Buffer.byteLength(JSON.stringify([patches, input.updateUsers ?? []]));
+    expectWork(trx, {
+      rows: selected.length,
+      bytes: selected.reduce((sum, { text }) => sum + Buffer.byteLength(text) + patchBytes, 0),
+    });
     const effects = new Effects(ctx, input.organizationId, input.documentId);
     const emit = input.triggerNotification !== false;
     const results: Record<string, IdOutcome> = {};
@@ -85,7 +93,7 @@ export async function updateAnnotations(
     await effects.flush(trx);
     await checkQuotas(trx, ctx);
     return results;
-  }, RUNS_ALONE);
+  });
 }
 
 /** Sets the patch's fields: null clears, absent keeps; a status that is not terminal unresolves. */

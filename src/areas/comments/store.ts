@@ -1,4 +1,5 @@
 import { fixedBatches } from "../../db/batches.js";
+import { expectWork } from "../../db/budget.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import { rawRows, rowLimit } from "../../db/raw.js";
 import type { CommentAnnotationRow, CommentAnnotationUserRow } from "../../db/tables.js";
@@ -179,6 +180,8 @@ export interface Selection {
 /**
  * The threads of one document an update or delete selects (AND), at most `limit` + 1 so
  * the caller can tell there are more: a range of the document index. Locked on PostgreSQL.
+ * Their sizes are read first, so a selection past the request's work budget is refused
+ * before any record is read (db/budget.ts).
  */
 export async function selectAnnotations(
   db: WriteTx,
@@ -188,7 +191,6 @@ export async function selectAnnotations(
 ): Promise<StoredAnnotation[]> {
   let query = db
     .selectFrom("comment_annotations")
-    .select(["document_id", "record"])
     .where("workspace_id", "=", scope.workspaceId)
     .where("organization_id", "=", scope.organizationId)
     .where("document_id", "=", selection.documentId);
@@ -201,15 +203,18 @@ export async function selectAnnotations(
     query = query.where("agent_id", "is not", null).where("annotation_type", "=", "suggestion");
   }
   const ordered = query
+    .select((eb) => ["annotation_id", eb.fn<number>("octet_length", ["record"]).as("bytes")])
     .orderBy("last_updated")
     .orderBy("annotation_id")
     .limit(limit + 1);
-  const rows = await lockedForUpdate(db, ordered).execute();
-  return rows.map((row) => ({
-    documentId: row.document_id,
-    record: JSON.parse(row.record) as AnnotationRecord,
-    text: row.record,
-  }));
+  const sized = await lockedForUpdate(db, ordered).execute();
+  expectWork(db, { rows: sized.length, bytes: sized.reduce((sum, row) => sum + Number(row.bytes), 0) });
+  const found = await findAnnotations(
+    db,
+    scope,
+    sized.map((row) => row.annotation_id),
+  );
+  return sized.map((row) => found.get(row.annotation_id)!);
 }
 
 /** Organizations of the workspace that hold threads of this document id (delete without organizationId). */
