@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 
 /**
@@ -90,7 +91,14 @@ export interface TransportConfig {
   readonly maxConnectionsPerAddress: number;
   /** Failed authentications per minute per client address and per presented key; 0 is off. */
   readonly authFailuresPerMinute: number;
+  /**
+   * Which peers' `X-Forwarded-For` names the client (Fastify's `trustProxy`): false (the
+   * default: the header is ignored), true (any peer), a hop count, or addresses and CIDRs.
+   */
+  readonly trustProxy: TrustProxy;
 }
+
+export type TrustProxy = boolean | number | readonly string[];
 
 /** Per-workspace quotas (README "Quotas"): 0 means unlimited. */
 export interface Quotas {
@@ -208,7 +216,36 @@ function loadTransport(env: Env): TransportConfig {
     keepAliveTimeoutMs: integer(env, "COLLABD_KEEP_ALIVE_TIMEOUT_MS", 72_000, 1, 3_600_000),
     maxConnectionsPerAddress: integer(env, "COLLABD_MAX_CONNECTIONS_PER_ADDRESS", 256, 0, 1_000_000),
     authFailuresPerMinute: integer(env, "COLLABD_AUTH_FAILURE_LIMIT_PER_MIN", 600, 0, 1_000_000_000),
+    trustProxy: trustProxy(env),
   });
+}
+
+/** proxy-addr's names for address ranges, accepted beside addresses and CIDRs. */
+const PROXY_RANGES = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * COLLABD_TRUST_PROXY: `false` (default), `true`, a hop count, or a comma-separated list of
+ * proxy addresses, CIDRs and the names `loopback`, `linklocal`, `uniquelocal`
+ * (docs/deployment.md). A typo must not silently trust everyone, so each entry is checked.
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = optional(env, "COLLABD_TRUST_PROXY");
+  if (raw === null || raw === "false") return false;
+  if (raw === "true") return true;
+  if (/^\d+$/.test(raw)) return integer(env, "COLLABD_TRUST_PROXY", 0, 0, 100);
+  const entries = raw.split(",").map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = "", prefix, extra] = entry.split("/");
+    const family = isIP(address);
+    const prefixOk =
+      prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_RANGES.includes(entry) && (family === 0 || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `COLLABD_TRUST_PROXY must be true, false, a hop count or a list of addresses, CIDRs, loopback, linklocal or uniquelocal, got "${entry}".`,
+      );
+    }
+  }
+  return Object.freeze(entries);
 }
 
 /** Record size, page size and reader-list bounds; a record must fit in a page. */

@@ -50,10 +50,21 @@ function keyFileOf(config: Config, database: string): string | null {
   return config.secret === null && existsSync(file) ? file : null;
 }
 
-async function open(path: string, options: BetterSqlite3.Options = {}): Promise<Handle> {
+async function open(path: string): Promise<Handle> {
   const Sqlite = (await import("better-sqlite3")).default;
-  const handle = new Sqlite(path, { fileMustExist: true, ...options });
+  const handle = new Sqlite(path, { fileMustExist: true });
   handle.pragma("busy_timeout = 5000");
+  return handle;
+}
+
+/**
+ * Opened for reading only, yet not `readonly`: a read-only connection to a WAL database
+ * leaves its -wal and -shm files behind when it closes; a read-write one that writes
+ * nothing removes them as the last connection out.
+ */
+async function openToRead(path: string): Promise<Handle> {
+  const handle = await open(path);
+  handle.pragma("query_only = 1");
   return handle;
 }
 
@@ -62,27 +73,39 @@ export async function backupDatabase(
   file: string,
   options: { force?: boolean; keyFile?: string | null } = {},
 ): Promise<Printed> {
-  if (!existsSync(source)) throw new UsageError(`No database at ${source}.`);
+  if (!existsSync(source)) {
+    throw new UsageError(
+      `No database at ${source}: set COLLABD_DATABASE_URL to the server's database (a relative path is taken from the current directory).`,
+    );
+  }
   if (existsSync(file) && !options.force) {
     throw new UsageError(`${file} exists; pass --force to overwrite it.`);
   }
+  // A database with no workspace is one nothing was ever stored in: most likely the wrong
+  // one (a relative path from another folder), and its "backup" would restore nothing.
+  const { tables: live } = await inspect(source);
+  if ((live.workspaces ?? 0) === 0) {
+    throw new UsageError(
+      `${source} holds no workspace: nothing to back up. Is COLLABD_DATABASE_URL the server's database?`,
+    );
+  }
   const partial = join(dirname(file), `.${basename(file)}.partial-${process.pid}`);
   mkdirSync(dirname(file), { recursive: true });
-  const handle = await open(source);
+  let tables: Record<string, number>;
   try {
-    // All pages in one step under one read transaction: a consistent copy even while a
-    // server keeps writing (a step-by-step copy restarts whenever another process writes).
-    await handle.backup(partial, { progress: () => ALL_PAGES });
+    const handle = await open(source);
+    try {
+      // All pages in one step under one read transaction: a consistent copy even while a
+      // server keeps writing (a step-by-step copy restarts whenever another process writes).
+      await handle.backup(partial, { progress: () => ALL_PAGES });
+    } finally {
+      handle.close();
+    }
+    ({ tables } = await inspect(partial));
   } catch (error) {
-    rmSync(partial, { force: true });
+    removeWithSidecars(partial);
     throw error;
-  } finally {
-    handle.close();
   }
-  const { tables } = await inspect(partial).catch((error: unknown) => {
-    rmSync(partial, { force: true });
-    throw error;
-  });
   renameSync(partial, file);
   syncDirectory(dirname(file));
   const bytes = statSync(file).size;
@@ -102,16 +125,20 @@ export async function restoreDatabase(
 ): Promise<Printed> {
   if (!existsSync(file)) throw new UsageError(`No backup at ${file}.`);
   await inspect(file);
-  const held = existsSync(target) && (await inUse(target));
+  const exists = existsSync(target);
+  const held = exists && (await inUse(target));
   if (held && !options.force) {
     throw new UsageError(
       `${target} is in use by another process (a running collabd?). Stop it first, ` +
         "or pass --force to restore into the live database.",
     );
   }
+  if (exists && !options.force) {
+    throw new UsageError(`${target} exists; pass --force to replace it with the backup.`);
+  }
   mkdirSync(dirname(target), { recursive: true });
   // Through SQLite's backup API, not a file copy: the target's WAL (and any reader) stays consistent.
-  const handle = await open(file, { readonly: true });
+  const handle = await openToRead(file);
   try {
     await handle.backup(target, { progress: () => ALL_PAGES });
   } finally {
@@ -127,7 +154,7 @@ export async function restoreDatabase(
 async function inspect(path: string): Promise<{ tables: Record<string, number> }> {
   let handle: Handle;
   try {
-    handle = await open(path, { readonly: true });
+    handle = await openToRead(path);
   } catch (error) {
     throw new UsageError(`${path} is not a SQLite database: ${(error as Error).message}`);
   }
@@ -177,6 +204,13 @@ async function inUse(path: string): Promise<boolean> {
   } finally {
     handle.close();
   }
+}
+
+/** Removes a file and the -wal/-shm files SQLite keeps beside it. */
+function removeWithSidecars(path: string): void {
+  rmSync(path, { force: true });
+  rmSync(`${path}-wal`, { force: true });
+  rmSync(`${path}-shm`, { force: true });
 }
 
 /** Makes a rename durable: fsync of the directory that holds the new name. */

@@ -3,37 +3,55 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { openServices } from "../services.js";
 import { runBackupCommand } from "./backup.js";
+import { requireExistingDatabase } from "./existing-database.js";
 import { describeFailure } from "./failure.js";
 import { serve } from "./serve.js";
 import { runUserCommand } from "./user-commands.js";
 import { runWebhookCommand } from "./webhook-commands.js";
 import { runWorkspaceCommand, UsageError } from "./workspace-commands.js";
 
-const USAGE = `Usage: collabd <command> [options]
-
-Commands:
-  serve                                   run the HTTP service (default)
-  version                                 print the version (also --version)
-  migrate                                 bring the database schema up to date
-  workspace create [--name N] [--json]    create a workspace and its first auth token
+/** Each command's lines of help, in the order `collabd --help` lists them. */
+const HELP: Readonly<Record<string, string>> = {
+  serve: "  serve                                   run the HTTP service (default)",
+  version: "  version                                 print the version (also --version)",
+  migrate: "  migrate                                 create the database or bring its schema up to date",
+  workspace: `  workspace create [--name N] [--json]    create a workspace and its first auth token
+  workspace list [--json]                 list the workspaces (no tokens)
   workspace update --api-key K [--activity-service on|off] [--advanced-queries on|off]
                    [--default-access-type public|organizationPrivate|restricted] [--json]
-  workspace show --api-key K [--json]
-  token issue --api-key K [--json]        issue another auth token
-  token revoke --api-key K --token T [--json]
-  webhook rotate-secret --api-key K [--grace 24h] [--json]
-                                          new signing secret; the old one also signs during the grace
-  user export --api-key K --organization O --user U
+  workspace show --api-key K [--json]`,
+  token: `  token issue --api-key K [--json]        issue another auth token
+  token revoke --api-key K --token T [--json]`,
+  webhook: `  webhook rotate-secret --api-key K [--grace 24h] [--json]
+                                          new signing secret; the old one also signs during the grace`,
+  user: `  user export --api-key K --organization O --user U
                                           print everything stored about a user (JSON, docs/privacy.md)
   user erase --api-key K --user U [--organization O] [--json]
-                                          erase a user's data (all organizations unless one is named)
-  backup <file> [--force] [--json]        online copy of the SQLite database (PostgreSQL: pg_dump)
-  restore <file> [--force] [--json]       copy a backup into the database; refuses while a server
-                                          holds it unless --force (PostgreSQL: pg_restore)
+                                          erase a user's data (all organizations unless one is named)`,
+  backup: `  backup <file> [--force] [--json]        online copy of the SQLite database (PostgreSQL: pg_dump);
+                                          refuses a database with no workspace, and an existing <file>
+                                          unless --force`,
+  restore: `  restore <file> [--force] [--json]       copy a backup into the database; refuses to replace an
+                                          existing database, or one a server holds, unless --force
+                                          (PostgreSQL: pg_restore)`,
+};
 
-Configuration comes from the environment (see README): COLLABD_DATABASE_URL, COLLABD_SECRET, PORT, HOST, ...
+const FOOTER = `Only serve and migrate create a database (and, on SQLite without COLLABD_SECRET, its secret
+file); every other command fails, naming the database it looked for, when there is none.
+Configuration comes from the environment (see README): COLLABD_DATABASE_URL (default
+sqlite:./data/collabd.db, relative to the current directory), COLLABD_SECRET, PORT, HOST, ...
 Exit codes: 0 done, 1 runtime failure (database unreachable, unexpected error), 2 bad usage or
 configuration, 3 not found.`;
+
+/** `collabd --help`, or `collabd <command> --help` for one command's lines only. */
+function usage(command?: string): string {
+  const help = command === undefined ? undefined : HELP[command];
+  if (help !== undefined) return `Usage: collabd ${command} ...\n\n${help}\n\n${FOOTER}`;
+  return `Usage: collabd <command> [options]\n\nCommands:\n${Object.values(HELP).join("\n")}\n\n${FOOTER}`;
+}
+
+/** Commands that may create the database (and its secret file); the others need an existing one. */
+const CREATES_DATABASE = new Set(["serve", "migrate"]);
 
 /** Every command, its verbs and the flags each verb needs: checked before anything is opened or created. */
 const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | null> = {
@@ -43,7 +61,7 @@ const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | nul
   migrate: null,
   backup: null,
   restore: null,
-  workspace: { create: [], update: ["api-key"], show: ["api-key"] },
+  workspace: { create: [], list: [], update: ["api-key"], show: ["api-key"] },
   token: { issue: ["api-key"], revoke: ["api-key", "token"] },
   webhook: { "rotate-secret": ["api-key"] },
   user: { export: ["api-key", "organization", "user"], erase: ["api-key", "user"] },
@@ -73,7 +91,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   const [group = "serve", verb] = positionals;
   if (values.help || group === "help") {
-    process.stdout.write(`${USAGE}\n`);
+    // `collabd workspace --help` and `collabd help workspace` print that command's help.
+    process.stdout.write(`${usage(group === "help" ? verb : positionals[0])}\n`);
     return 0;
   }
   if (values.version || group === "version") {
@@ -92,6 +111,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
     return 0;
   }
+  // backup names its own source and checks it; restore may create the database it restores.
+  if (!CREATES_DATABASE.has(group)) await requireExistingDatabase(config);
   const services = await openServices(config);
   try {
     if (group === "migrate") {

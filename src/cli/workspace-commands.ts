@@ -14,7 +14,7 @@ export interface Printed {
   readonly text: string;
 }
 
-/** `workspace create|update|show` and `token issue|revoke` (docs/contract.md "Running the service"). */
+/** `workspace create|list|update|show` and `token issue|revoke` (docs/contract.md "Running the service"). */
 export async function runWorkspaceCommand(
   services: Services,
   group: string,
@@ -49,6 +49,14 @@ export async function runWorkspaceCommand(
       const updated = await workspaces.updateSettings(db, key(), settings);
       if (access !== undefined) await inheritDefaultAccess(db, updated.id, access, services.clock.now());
       return { json: describe(updated), text: settingsText(updated) };
+    }
+    case "workspace list": {
+      const all = await workspaces.listWorkspaces(db);
+      const lines = all.map((w) => `${w.id}  ${new Date(w.createdAt).toISOString()}  ${w.name}`);
+      return {
+        json: { workspaces: all.map(describe) },
+        text: all.length === 0 ? "No workspace." : ["x-svc-api-key  created  name", ...lines].join("\n"),
+      };
     }
     case "workspace show": {
       const workspace = await workspaces.requireWorkspace(db, key());

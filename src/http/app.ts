@@ -7,7 +7,7 @@ import Fastify, {
 import { Counter } from "prom-client";
 import { AuthCache, localAuthWrites } from "../areas/workspaces/auth-cache.js";
 import { authenticate } from "../areas/workspaces/service.js";
-import type { Config } from "../config.js";
+import type { Config, TrustProxy } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
@@ -61,6 +61,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // One line per request, written by the onResponse hook (observability.ts).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => randomId(),
+    // request.ip: the client behind a reverse proxy when COLLABD_TRUST_PROXY names it (docs/deployment.md).
+    trustProxy: fastifyTrustProxy(config.transport.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     ...serverTimeouts(config.transport),
     clientErrorHandler: clientErrorHandler(config.transport.requestTimeoutMs),
@@ -169,7 +171,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       reply.header("cache-control", "no-store");
     });
     scope.addHook("onRequest", async (request) => {
-      const address = addressGroup(request.socket.remoteAddress);
+      const address = addressGroup(request.ip);
       failures.admit(address);
       const apiKey = request.headers["x-svc-api-key"];
       let workspace: Workspace;
@@ -192,6 +194,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   return app;
+}
+
+/** COLLABD_TRUST_PROXY as Fastify takes it (its types leave out the hop count proxy-addr accepts). */
+function fastifyTrustProxy(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === "number") return (_address, hop) => hop < trust;
+  return typeof trust === "boolean" ? trust : [...trust];
 }
 
 /**

@@ -18,16 +18,28 @@ export function seal(key: Buffer, binding: string, plaintext: string): string {
   return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), text]).toString("base64url");
 }
 
-/** Opens a sealed value; throws when the key, binding or value is wrong (a bug or tampering). */
+/**
+ * Opens a sealed value; throws when the key, binding or value is wrong. The key is by far
+ * the likeliest cause (a server or CLI started with another COLLABD_SECRET), so the error
+ * says so instead of OpenSSL's "Unsupported state or unable to authenticate data".
+ */
 export function unseal(key: Buffer, binding: string, sealed: string): string {
   if (!sealed.startsWith(PREFIX)) throw new Error("Unknown sealed-secret format.");
   const raw = Buffer.from(sealed.slice(PREFIX.length), "base64url");
   const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, IV_BYTES));
   decipher.setAAD(Buffer.from(binding));
   decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
-    "utf8",
-  );
+  try {
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+      "utf8",
+    );
+  } catch {
+    throw new Error(
+      "A secret stored in the database does not open with this key: COLLABD_SECRET (or, without it, " +
+        "the secret file beside the SQLite database) is not the one the data was written with. " +
+        "Use the server's COLLABD_SECRET.",
+    );
+  }
 }
 
 /** The additional data of one secret column of one workspace. */

@@ -80,12 +80,13 @@ for (const dialect of DIALECTS) {
       } finally {
         await scratch.drop();
       }
-    });
+    }, 180_000);
 
     it("reports unknown workspaces and bad usage with a non-zero exit and one line", async () => {
       const scratch = await scratchDatabase(dialect);
       const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
       try {
+        expect((await runCli(["migrate"], env)).code).toBe(0);
         const missing = await runCli(["workspace", "show", "--api-key", "nope"], env);
         expect(missing.code).toBe(3);
         expect(missing.stderr).toBe("collabd: Workspace not found.\n");

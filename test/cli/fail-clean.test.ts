@@ -55,7 +55,7 @@ describe("command line failures", () => {
     try {
       const cases: [string[], RegExp][] = [
         [["frobnicate"], /Unknown command: frobnicate\. Run collabd --help for usage\.$/m],
-        [["workspace"], /collabd workspace needs one of: create, update, show\./],
+        [["workspace"], /collabd workspace needs one of: create, list, update, show\./],
         [["workspace", "erase"], /Unknown command: workspace erase\./],
         [["--bogus"], /Unknown option '--bogus'\. Run collabd --help/],
         [["workspace", "create", "--name"], /Option '--name <value>' argument missing\./],

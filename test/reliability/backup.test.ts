@@ -88,7 +88,8 @@ describe.runIf(DIALECTS.includes("sqlite"))("backup and restore [sqlite]", () =>
       expect(await contents(`sqlite:${fresh}`)).toEqual(backup);
       const before = await contents(`sqlite:${live}`);
       expect(before).not.toEqual(backup); // writes after the backup
-      const restored = await restoreDatabase(file, live);
+      await expect(restoreDatabase(file, live)).rejects.toThrow("pass --force to replace it");
+      const restored = await restoreDatabase(file, live, { force: true });
       expect(restored.json).toMatchObject({ forced: false });
       expect(await contents(`sqlite:${live}`)).toEqual(backup);
 

@@ -21,6 +21,7 @@ for (const dialect of DIALECTS) {
       const scratch = await scratchDatabase(dialect);
       const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
       try {
+        expect((await runCli(["migrate"], env)).code).toBe(0);
         const created = JSON.parse((await runCli(["workspace", "create", "--json"], env)).stdout);
         const rotate = (...args: string[]) =>
           // `=`: a generated key may start with "-", which parseArgs would take for an option.

@@ -95,6 +95,11 @@ async function insertWithToken(trx: Db, workspace: Workspace, authToken: string,
   await store.insertTokenHash(trx, workspace.id, sha256Hex(authToken), workspace.createdAt);
 }
 
+/** Every workspace of the deployment, for its operator. */
+export function listWorkspaces(db: Db): Promise<Workspace[]> {
+  return store.listWorkspaces(db);
+}
+
 export async function requireWorkspace(db: Db, apiKey: string): Promise<Workspace> {
   const workspace = await store.findWorkspace(db, apiKey);
   if (!workspace) throw notFound("Workspace not found.");

@@ -41,6 +41,12 @@ export async function findWorkspace(db: Db, id: string): Promise<Workspace | nul
   return row ? rowToWorkspace(row) : null;
 }
 
+/** Every workspace, oldest first (the CLI's `workspace list`; an operator's handful, not a tenant-facing page). */
+export async function listWorkspaces(db: Db): Promise<Workspace[]> {
+  const rows = await db.selectFrom("workspaces").selectAll().orderBy("created_at").orderBy("id").execute();
+  return rows.map(rowToWorkspace);
+}
+
 export async function countWorkspaces(db: Db): Promise<number> {
   const row = await db
     .selectFrom("workspaces")
