@@ -6,9 +6,9 @@ import { RUNS_ALONE } from "./db/group-commit.js";
 import type { ReadDb, WriteTx } from "./db/handles.js";
 import type { Clock } from "./lib/clock.js";
 import type { IdGenerator } from "./lib/ids.js";
+import type { JobSignal } from "./lib/job-signal.js";
 import type { Keys } from "./lib/keys.js";
 import type { PageTokens } from "./lib/page-token.js";
-import type { JobSignal } from "./privacy/signal.js";
 import type { HostResolver } from "./webhooks/resolver.js";
 
 /** The settings a workspace carries (docs/contract.md "Tenancy"). */
@@ -33,7 +33,7 @@ export interface Services {
   readonly keys: Keys;
   /** Webhook host names: c-ares, cached, a bounded share per workspace (docs/webhooks.md). */
   readonly webhookResolver: HostResolver;
-  /** Wakes the erasure worker once a job is committed (src/privacy/worker.ts). */
+  /** Wakes the durable-job runner once a job is committed (src/jobs/worker.ts). */
   readonly jobs: JobSignal;
 }
 

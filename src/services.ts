@@ -5,9 +5,9 @@ import type { Services } from "./context.js";
 import { type Database, migrate, type OpenOptions, openDatabase } from "./db/database.js";
 import { type Clock, systemClock } from "./lib/clock.js";
 import { type IdGenerator, randomId } from "./lib/ids.js";
+import { JobSignal } from "./lib/job-signal.js";
 import { resolveKeys } from "./lib/keys.js";
 import { PageTokens } from "./lib/page-token.js";
-import { JobSignal } from "./privacy/signal.js";
 import { dnsResolver } from "./webhooks/dns.js";
 import type { HostResolver } from "./webhooks/resolver.js";
 

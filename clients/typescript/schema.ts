@@ -1296,9 +1296,29 @@ export interface paths {
         put?: never;
         /**
          * Delete organizations
-         * @description Deletes organizations with everything under them: folders, documents, grants, notifications, activities, recordings. Each organization goes in a transaction of its own. At most 30 ids.
+         * @description Deletes organizations with everything under them: folders, documents, grants, notifications, activities, recordings. The organization is gone at once; what it held is swept by a background job in bounded batches (see /v2/organizations/delete/status), during which operations naming it are refused. At most 30 ids.
          */
         post: operations["organizationsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/delete/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Progress of an organization or document delete
+         * @description Whether the sweep of a deleted organization (or of a document, with documentId) is still running. `isDeleteCompleted` is true once nothing of it is left, and for an id no delete is sweeping.
+         */
+        post: operations["organizationsDeleteStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2485,6 +2505,16 @@ export interface components {
         DeletedCount: {
             deletedCount: number;
         };
+        DeleteStatus: {
+            /** @description Bounded transactions the sweep has committed so far. */
+            batches: number;
+            /** @description Nothing of it is left to sweep; its id can be used again. */
+            isDeleteCompleted: boolean;
+            /** @description Rows the sweep has deleted so far. */
+            rowsDeleted: number;
+            /** @description Steps of the sweep (one per kind of data) still to run. */
+            tasksLeft: number;
+        };
         /** @description One attempt to deliver. */
         DeliveryAttempt: {
             attempt: number;
@@ -3224,6 +3254,12 @@ export interface components {
         OrganizationsDeleteRequest: {
             /** @description Organizations to delete with everything under them. */
             organizationIds: string[];
+        };
+        OrganizationsDeleteStatusRequest: {
+            /** @description A deleted document of it; absent: the organization's own delete. */
+            documentId?: string;
+            /** @description The deleted organization. */
+            organizationId: string;
         };
         OrganizationsDisableStateUpdateRequest: {
             /** @description true: nobody has access to anything in them. */
@@ -9341,6 +9377,69 @@ export interface operations {
                             data: {
                                 [key: string]: components["schemas"]["AddedItem"];
                             };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationsDeleteStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationsDeleteStatusRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Delete status retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Delete status retrieved successfully.",
+                     *         "data": {
+                     *           "isDeleteCompleted": true,
+                     *           "tasksLeft": 0,
+                     *           "batches": 0,
+                     *           "rowsDeleted": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["DeleteStatus"];
                             message: string;
                             /** @constant */
                             status: "success";

@@ -1,9 +1,11 @@
-import { exportUserData, startErasure } from "../areas/user-data/service.js";
 import { requireWorkspace } from "../areas/workspaces/service.js";
 import { contextFor, type Services } from "../context.js";
 import { asReadDb } from "../db/handles.js";
-import { readJob } from "../privacy/jobs.js";
-import { ErasureWorker } from "../privacy/worker.js";
+import { allJobTypes } from "../http/job-types.js";
+import { readJob } from "../jobs/store.js";
+import { JobWorker } from "../jobs/worker.js";
+import { ERASURE } from "../privacy/jobs.js";
+import { exportUserData, startErasure } from "../privacy/service.js";
 import { type Printed, UsageError } from "./workspace-commands.js";
 
 type Flags = { "api-key"?: string | boolean; organization?: string | boolean; user?: string | boolean };
@@ -40,10 +42,10 @@ export async function runUserCommand(
       userIds: [userId],
       ...(organization ? { organizationIds: [organization] } : {}),
     });
-    const worker = new ErasureWorker(services);
+    const worker = new JobWorker(services, allJobTypes);
     await worker.drain();
     await worker.stop();
-    const status = await readJob(asReadDb(services.database.db), workspace.id, started.jobId);
+    const status = await readJob(asReadDb(services.database.db), workspace.id, ERASURE, started.jobId);
     const done = status?.isDeleteCompleted === true;
     return {
       json: { jobId: started.jobId, tasksCount: started.tasksCount, ...status },

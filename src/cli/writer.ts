@@ -5,10 +5,11 @@ import { contextFor, type Services } from "../context.js";
 import { withAliases } from "../http/aliases.js";
 import { toApiError } from "../http/errors.js";
 import { FORWARD, type ForwardAnswer, type ForwardRequest, toWire } from "../http/forward.js";
+import { allJobTypes } from "../http/job-types.js";
 import type { Operation } from "../http/operation.js";
 import { allOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
-import { ErasureWorker } from "../privacy/worker.js";
+import { JobWorker } from "../jobs/worker.js";
 import { DeliveryWorker } from "../webhooks/worker.js";
 
 /** Webhook attempts in flight get this long to finish on shutdown, as in one process (serve.ts). */
@@ -32,7 +33,7 @@ export function startWriter(services: Services, logger: Logger): Writer {
   const stopMetrics = registerStorageMetrics(logger, services.database, registry);
   const idle = serveForwardedWrites(services, logger);
   let delivery: DeliveryWorker | null = null;
-  let erasure: ErasureWorker | null = null;
+  let erasure: JobWorker | null = null;
   let drained: Promise<void> | null = null;
   return {
     registry,
@@ -41,7 +42,7 @@ export function startWriter(services: Services, logger: Logger): Writer {
       if (drained) return;
       delivery = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
       delivery.start();
-      erasure = new ErasureWorker(services, logger.child({ component: "erasure" }));
+      erasure = new JobWorker(services, allJobTypes, logger.child({ component: "jobs" }));
       erasure.start();
     },
     stopping: () => {

@@ -276,12 +276,16 @@ export interface NotificationConfigRow {
   updated_at: number;
 }
 
-/** A user-data erasure job (src/privacy): its tasks run in bounded batches under a renewed claim. */
-export interface PrivacyJobRow {
+/** A durable job (src/jobs): its tasks run in bounded batches under a renewed claim. */
+export interface JobRow {
   workspace_id: string;
   id: string;
+  /** erasure, delete (src/jobs/types.ts). */
+  type: string;
   tasks_count: number;
   tasks_left: number;
+  /** Batches committed so far. */
+  batches: number;
   created_at: number;
   last_task_completed_at: number | null;
   completed_at: number | null;
@@ -289,19 +293,29 @@ export interface PrivacyJobRow {
   lease_until: number | null;
 }
 
-/** One (user, personal-data kind) of a job; `user_id` is emptied when it completes. */
-export interface PrivacyTaskRow {
+/** One step of a job; `subject` is emptied when it completes. */
+export interface JobTaskRow {
   workspace_id: string;
   job_id: string;
   seq: number;
+  /** The step the job's type runs for this task. */
   kind: string;
-  user_id: string | null;
-  /** JSON array of organization ids, or null for all. */
-  organization_ids: string | null;
+  /** JSON: what the step works on; null once done. */
+  subject: string | null;
   /** JSON keyset position after the last committed batch. */
   cursor: string | null;
-  erased: number;
+  /** Rows deleted or rewritten so far. */
+  done: number;
   completed_at: number | null;
+}
+
+/** An organization (document_id "") or document deleted and still being swept by job_id. */
+export interface TombstoneRow {
+  workspace_id: string;
+  organization_id: string;
+  document_id: string;
+  job_id: string;
+  created_at: number;
 }
 
 /** A user's profile in one organization (docs/contract.md "Users"): the open User object as sent, without accessRole. */
@@ -348,8 +362,9 @@ export interface Tables {
   comment_annotation_users: CommentAnnotationUserRow;
   comment_sequences: CommentSequenceRow;
   notification_configs: NotificationConfigRow;
-  privacy_jobs: PrivacyJobRow;
-  privacy_tasks: PrivacyTaskRow;
+  jobs: JobRow;
+  job_tasks: JobTaskRow;
+  tombstones: TombstoneRow;
   user_profiles: UserProfileRow;
   user_memberships: UserMembershipRow;
 }

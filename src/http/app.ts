@@ -11,8 +11,8 @@ import type { Config, TrustProxy } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
+import { JobWorker } from "../jobs/worker.js";
 import { randomId } from "../lib/ids.js";
-import { ErasureWorker } from "../privacy/worker.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
@@ -21,6 +21,7 @@ import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeo
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { ForwardWrite, type WriteForwarder } from "./forward.js";
+import { allJobTypes } from "./job-types.js";
 import { registerAdmissionMetrics, withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
@@ -150,10 +151,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     );
   }
 
-  // User-data erasure jobs run in every serving process that writes, on the request path's
-  // writer (src/privacy/worker.ts); a forwarding worker leaves them to the writer process.
+  // Durable jobs (erasure, delete sweeps) run in every serving process that writes, on the
+  // request path's writer (src/jobs/worker.ts); a forwarding worker leaves them to the writer process.
   if (!options.forward) {
-    const erasure = new ErasureWorker(services, app.log);
+    const erasure = new JobWorker(services, allJobTypes, app.log);
     app.addHook("onReady", async () => erasure.start());
     app.addHook("onClose", async () => erasure.stop());
   }

@@ -1,7 +1,8 @@
 import type { Readable, WriteTx } from "../db/handles.js";
 
-/** A keyset position inside a kind's walk; null: from the start. */
-export type Position = readonly (string | number)[] | null;
+import type { Position } from "../jobs/types.js";
+
+export type { Position };
 
 /** Whose data one erasure task removes, and where. */
 export interface ErasureScope {

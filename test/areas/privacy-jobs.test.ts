@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { claimJob, createJob, nextTask } from "../../src/privacy/jobs.js";
+import { claimJob, nextTask } from "../../src/jobs/store.js";
+import { createErasureJob } from "../../src/privacy/jobs.js";
 import { scrub } from "../../src/privacy/scrub.js";
 import { forEachDialect } from "../support/server.js";
 
@@ -15,7 +16,7 @@ forEachDialect(
       const id = `job-${Math.random()}`;
       // Written directly: no kick, and this server's own worker does not poll (below), so only A and B contend.
       await database.write((trx) =>
-        createJob(trx, { workspaceId, id, userIds: ["x"], organizationIds: null, now: 0 }),
+        createErasureJob(trx, { workspaceId, id, userIds: ["x"], organizationIds: null, now: 0 }),
       );
       const claim = (token: string) => database.write((trx) => claimJob(trx, token, clock.now(), LEASE));
       const [a, b] = await Promise.all([claim("A"), claim("B")]);
@@ -35,7 +36,7 @@ forEachDialect(
       const second = await database.write((trx) => nextTask(trx, other, clock.now(), LEASE));
       expect(second).toMatchObject({
         lost: false,
-        task: { seq: 0, kind: "users", userId: "x", cursor: null },
+        task: { seq: 0, kind: "users", subject: { userId: "x", organizationIds: null }, cursor: null },
       });
       await server().services.jobs.settled();
     });

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import { afterEach, expect, it } from "vitest";
-import { usageCounts } from "../../src/db/migrations/0007_quotas.js";
+import { usageRecount } from "../../src/quotas/registry.js";
 import type { Credentials, Response, TestServer } from "../support/server.js";
 import { forEachDialect } from "../support/server.js";
 import { ALLOW_PRIVATE, comment, NO_JITTER, type Tenant, tenant } from "../webhooks/support/hooks.js";
@@ -278,6 +278,32 @@ forEachDialect(
       expect(await usage(s, creds)).toEqual(await recount(s, creds));
     });
 
+    it("counts notification preferences and refuses a flood of them at the records quota", async () => {
+      const s = server();
+      const creds = await s.newWorkspace();
+      const set = (users: number, offset: number) =>
+        s.call(
+          "/v2/notifications/config/set",
+          {
+            organizationId: "org",
+            userIds: Array.from({ length: users }, (_, i) => `u-${offset + i}`),
+            documentIds: ["d-1", "d-2"],
+            config: { inbox: "ALL", email: "NONE" },
+          },
+          { creds },
+        );
+      // 3 users × 2 documents: 6 records, with their bytes.
+      expect((await set(3, 0)).status).toBe(200);
+      const after = await usage(s, creds);
+      expect(after.records).toBe(6);
+      expect(after.bytes).toBeGreaterThan(6 * 10);
+      expect(after).toEqual(await recount(s, creds));
+      // 3 more users would make 12 records: refused whole, nothing written.
+      refusedBy(await set(3, 3), /records/);
+      expect(await usage(s, creds)).toEqual(after);
+      expect(after).toEqual(await recount(s, creds));
+    });
+
     it("counts refusals by quota on /metrics", async () => {
       const res = await fetch(`${server().url}/metrics`);
       const text = await res.text();
@@ -290,11 +316,11 @@ forEachDialect(
   { env: { ...QUOTAS, ...ALLOW_PRIVATE }, webhooks: NO_JITTER },
 );
 
-/** Usage as the migration's backfill counts it from the rows themselves. */
+/** Usage as the registry (src/quotas/registry.ts) counts it from the rows themselves. */
 async function recount(s: TestServer, creds: Credentials) {
   const { rows } = await sql<
     Record<string, number | string>
-  >`select * from (${sql.raw(usageCounts())}) counted where workspace_id = ${creds.apiKey}`.execute(
+  >`select * from (${sql.raw(usageRecount())}) counted where workspace_id = ${creds.apiKey}`.execute(
     s.services.database.db,
   );
   const row = rows[0]!;

@@ -75,6 +75,7 @@ const EXAMPLE_ORDER = [
   "documentsDelete",
   "foldersDelete",
   "organizationsDelete",
+  "organizationsDeleteStatus",
 ];
 
 /** Values that differ from run to run (keys, clock, secrets) blanked, and keys in one order. */

@@ -174,6 +174,8 @@ forEachDialect(
         { path: "/v2/workspace/webhookconfig/get", data: {}, expect: "ownWrite" },
         { path: "/v2/users/data/get", data: { organizationId: org, userId: S.userId }, expect: "empty" },
         { path: "/v2/users/data/delete/status", data: { jobId: jobOfA }, expect: "notFound" },
+        // No sweep of B's holds the id: complete, and nothing of A's job shows.
+        { path: "/v2/organizations/delete/status", data: { organizationId: org }, expect: "empty" },
         {
           path: "/v2/notifications/config/get",
           data: { organizationId: org, userId: S.userId, getOrganizationConfig: true },

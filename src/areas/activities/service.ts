@@ -6,8 +6,8 @@ import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { deletedItems, type ItemOutcome } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/by-verbs.js";
-import { chargeUsage, releaseUsage } from "../../quotas/check.js";
-import { eraseRecordDeliveries } from "../../webhooks/history.js";
+import { chargeUsage } from "../../quotas/check.js";
+import { recordsChanged } from "../../records/effects.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
 import type {
   ActivityPatchInput,
@@ -165,13 +165,12 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       ...(input.activityIds ? { ids: input.activityIds } : {}),
     });
     const ids = gone.map((row) => row.id);
-    await releaseUsage(trx, ctx, deleteDelta(gone.map((row) => row.bytes)));
-    // Their webhook deliveries keep no copy of them (docs/webhooks.md "Retention and deleting data").
-    await eraseRecordDeliveries(trx, {
+    await recordsChanged(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
       kind: "activity",
       recordIds: ids,
+      usage: deleteDelta(gone.map((row) => row.bytes)),
       now: ctx.clock.now(),
     });
     return ids;

@@ -5,7 +5,7 @@ import { invalidArgument } from "../../errors.js";
 import type { User } from "../../http/user.js";
 import { checkRecordSize } from "../../lib/bounds.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { eraseRecordDeliveries } from "../../webhooks/history.js";
+import { recordsChanged } from "../../records/effects.js";
 import { Effects } from "./effects.js";
 import type { AnnotationRecord } from "./objects.js";
 import { ANNOTATION_NOT_FOUND } from "./prepare.js";
@@ -221,12 +221,12 @@ export async function deleteAnnotations(
       );
       const ids = selected.map((s) => s.record.annotationId);
       await store.deleteAnnotations(trx, scope, ids);
-      // Earlier deliveries keep no copy of a deleted thread (docs/webhooks.md "Retention and deleting data").
-      await eraseRecordDeliveries(trx, {
+      await recordsChanged(trx, {
         workspaceId: ws,
         organizationId,
         kind: "comment",
         recordIds: ids,
+        usage: null,
         now: ctx.clock.now(),
       });
       const effects = new Effects(ctx, organizationId, input.documentId);

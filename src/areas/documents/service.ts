@@ -1,14 +1,13 @@
 import type { Ctx } from "../../context.js";
-import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { DocumentRow } from "../../db/tables.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { ensureTopLevelFolder } from "../folders/service.js";
-import { deleteDocumentsCascading } from "../hierarchy/cascade.js";
 import { findFolder } from "../hierarchy/folders.js";
 import { metadataOf, parseMetadata, storedMetadata } from "../hierarchy/metadata.js";
 import { ensureOrganization, requireOrganization } from "../hierarchy/organizations.js";
 import { ROOT } from "../hierarchy/paths.js";
+import { deleteOrSweep } from "../hierarchy/sweep.js";
 import { type AddDocumentsInput, DOCUMENT_RESERVED, type UpdateDocumentsInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -171,8 +170,10 @@ export async function updateDocuments(
 }
 
 /**
- * Deletes documents with their grants and feature data (docs/contract.md "Documents",
- * hierarchy/cascade.ts); an id without a record fails alone and nothing of it is touched.
+ * Deletes documents with their grants and feature data (docs/contract.md "Documents"); an id
+ * without a record fails alone and nothing of it is touched. The records and one bounded
+ * batch of their data go in the request's transaction; what is left goes to a job that
+ * sweeps it under tombstones (hierarchy/sweep.ts), so the answer does not wait for it.
  */
 export async function deleteDocuments(
   ctx: Ctx,
@@ -181,16 +182,22 @@ export async function deleteDocuments(
   const ws = ctx.workspace.id;
   const org = input.organizationId;
   const ids = [...new Set(input.documentIds)];
-  const existing = await ctx.write(async (trx) => {
-    const found = await store.existingDocumentIds(trx, ws, org, ids);
-    const scope = { workspaceId: ws, organizationId: org, now: ctx.clock.now() };
-    await deleteDocumentsCascading(trx, ctx, scope, [...found]);
-    return found;
-  }, RUNS_ALONE);
+  const existing = await ctx.write(
+    async (trx) => {
+      const found = await store.existingDocumentIds(trx, ws, org, ids);
+      if (found.size === 0) return { found, job: null };
+      await store.deleteDocumentRows(trx, ws, org, [...found]);
+      const job = await deleteOrSweep(trx, ctx, { organizationId: org, documentIds: [...found] });
+      return { found, job };
+    },
+    ctx.config.erasureBatchRows + 2 * ids.length + 32,
+  );
+  // After the commit: a kick before it would find no job yet.
+  if (existing.job !== null) ctx.jobs.kick();
   return Object.fromEntries(
     ids.map((id) => [
       id,
-      existing.has(id) ? { success: true, id, message: DOCUMENT_MESSAGES.deleted } : missingItem(id),
+      existing.found.has(id) ? { success: true, id, message: DOCUMENT_MESSAGES.deleted } : missingItem(id),
     ]),
   );
 }

@@ -132,3 +132,20 @@ export async function updateDocumentRows(
       .execute();
   }
 }
+
+/** Deletes document records of one organization (their data goes with a delete job: hierarchy/sweep.ts). */
+export async function deleteDocumentRows(
+  db: WriteTx,
+  workspaceId: string,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .deleteFrom("documents")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", ids.slice(i, i + 500))
+      .execute();
+  }
+}

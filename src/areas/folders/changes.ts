@@ -228,7 +228,7 @@ export async function deleteFolder(
     const deleted = await subtree.deleteSubtree(trx, ws, org, folder.path);
     await deleteGrantsOn(trx, ws, org, "folder", deleted);
     const scope = { workspaceId: ws, organizationId: org, now: ctx.clock.now() };
-    const documents = await deleteDocumentsInFolders(trx, ctx, scope, deleted);
+    const documents = await deleteDocumentsInFolders(trx, scope, deleted);
     return { deletedCount: deleted.length, deletedDocumentCount: documents };
   }, RUNS_ALONE);
 }

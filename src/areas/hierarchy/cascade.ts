@@ -1,236 +1,223 @@
-import { sql } from "kysely";
-import type { Ctx } from "../../context.js";
+import { type RawBuilder, sql } from "kysely";
 import type { WriteTx } from "../../db/handles.js";
 import { deleteDelta } from "../../quotas/by-verbs.js";
-import { releaseUsage } from "../../quotas/check.js";
-import { eraseRecordDeliveries } from "../../webhooks/history.js";
-import { deleteGrantsOn } from "./grants.js";
+import { type RecordKind, recordsChanged } from "../../records/effects.js";
 
 /**
- * What goes with a deleted organization, folder or document (docs/contract.md "Folders", "Organizations", "Documents"),
- * as one list of per-table cascades: a table added later (users and memberships, comment
- * threads, notification configs …) joins by one line in FEATURE_CASCADES (data kept per
- * document) or ORGANIZATION_CASCADES (data kept per organization).
+ * What goes with a deleted organization or document (docs/contract.md "Organizations", "Documents"), as one list
+ * of per-table steps: a table added later joins by one line in FEATURE_STEPS (data kept
+ * per document) or ORGANIZATION_STEPS (data kept per organization).
  *
- * Each cascade runs in the caller's transaction and holds at most CASCADE_BATCH rows in
- * memory: feature rows go in statements of that many (their ids are needed to erase
- * webhook content and account quotas); whole-organization sweeps are one statement that
- * returns nothing.
+ * A step deletes at most `batch` rows of its table for the target (with what goes with
+ * those rows: quota usage of verb-accounted tables, webhook content, inbox rows) and
+ * answers how many it deleted; fewer than `batch`: the step is done. So a delete job
+ * (sweep.ts) runs each step one bounded transaction at a time, and a caller that deletes
+ * a small, known set inline (a folder's subtree) runs them to the end (`runSteps`).
  */
-export interface CascadeTarget {
+export interface SweepTarget {
   readonly workspaceId: string;
   readonly organizationId: string;
-  /** Some documents of the organization (at most CASCADE_BATCH), or null: the whole organization. */
+  /** Some documents of the organization, or null: the whole organization. */
   readonly documentIds: readonly string[] | null;
   readonly now: number;
 }
 
-export type Cascade = (trx: WriteTx, ctx: Ctx, target: CascadeTarget) => Promise<void>;
-
-/** Rows per statement, well under both dialects' parameter limits. */
-export const CASCADE_BATCH = 500;
-
-/**
- * Deletes the target's rows of a per-document feature table, CASCADE_BATCH at a time, and
- * hands each batch's keys and stored sizes to `then` (quota release, webhook content).
- */
-async function deleteFeatureRows(
-  trx: WriteTx,
-  t: CascadeTarget,
-  table: "activities" | "recordings" | "notifications",
-  key: "id" | "annotation_id",
-  then: (keys: string[], sizes: number[]) => Promise<void>,
-): Promise<void> {
-  const inDocuments = t.documentIds ? sql`and document_id in (${sql.join([...t.documentIds])})` : sql``;
-  for (;;) {
-    const { rows } = await sql<{ key: string; bytes: number }>`
-      delete from ${sql.table(table)}
-      where workspace_id = ${t.workspaceId} and organization_id = ${t.organizationId}
-        and ${sql.ref(key)} in (
-          select ${sql.ref(key)} from ${sql.table(table)}
-          where workspace_id = ${t.workspaceId} and organization_id = ${t.organizationId} ${inDocuments}
-          limit ${sql.lit(CASCADE_BATCH)})
-      returning ${sql.ref(key)} as key, octet_length(record) as bytes`.execute(trx);
-    if (rows.length === 0) return;
-    await then(
-      rows.map((row) => row.key),
-      rows.map((row) => Number(row.bytes)),
-    );
-    if (rows.length < CASCADE_BATCH) return;
-  }
+export interface SweepStep {
+  /** Stable: stored as the task kind of delete jobs. */
+  readonly name: string;
+  run(trx: WriteTx, target: SweepTarget, batch: number): Promise<number>;
 }
 
-/** Activities, accounted by their verbs (migration 0008), with their webhook content. */
-const activities: Cascade = (trx, ctx, t) =>
-  deleteFeatureRows(trx, t, "activities", "id", async (recordIds, sizes) => {
-    await releaseUsage(trx, ctx, deleteDelta(sizes));
-    await eraseRecordDeliveries(trx, { ...t, kind: "activity", recordIds });
-  });
+/** Rows per statement when a caller holds ids in memory, well under both dialects' parameter limits. */
+export const CASCADE_BATCH = 500;
 
-/** Recordings (counted by triggers, migration 0007), with their webhook content. */
-const recordings: Cascade = (trx, _ctx, t) =>
-  deleteFeatureRows(trx, t, "recordings", "annotation_id", (recordIds) =>
-    eraseRecordDeliveries(trx, { ...t, kind: "recording", recordIds }),
-  );
+/** `and <column> in (…documentIds)`, or nothing for a whole organization. */
+function inDocuments(t: SweepTarget, column: string): RawBuilder<unknown> {
+  return t.documentIds ? sql`and ${sql.ref(column)} in (${sql.join([...t.documentIds])})` : sql``;
+}
 
-/** Notifications and their inbox rows, accounted by their verbs (migration 0008). */
-const notifications: Cascade = (trx, ctx, t) =>
-  deleteFeatureRows(trx, t, "notifications", "id", async (ids, sizes) => {
-    await trx
-      .deleteFrom("notification_recipients")
-      .where("workspace_id", "=", t.workspaceId)
-      .where("organization_id", "=", t.organizationId)
-      .where("notification_id", "in", ids)
-      .execute();
-    await releaseUsage(trx, ctx, deleteDelta(sizes));
-  });
+/**
+ * Deletes up to `batch` of the target's rows of `table` (keyed by workspace, organization
+ * and `keys`) matching `where`, returning `returning` of each deleted row.
+ */
+async function deleteSome<R>(
+  trx: WriteTx,
+  t: SweepTarget,
+  table: string,
+  keys: readonly string[],
+  where: RawBuilder<unknown>,
+  batch: number,
+  returning: RawBuilder<unknown> = sql`1 as one`,
+): Promise<R[]> {
+  const key = sql.join(["workspace_id", "organization_id", ...keys].map((c) => sql.ref(c)));
+  const { rows } = await sql<R>`
+    delete from ${sql.table(table)} where (${key}) in (
+      select ${key} from ${sql.table(table)}
+      where workspace_id = ${t.workspaceId} and organization_id = ${t.organizationId} ${where}
+      limit ${sql.lit(batch)})
+    returning ${returning}`.execute(trx);
+  return rows;
+}
 
-/** Comment threads of the documents (or the organization) with the users they index; counted by triggers (0012). */
-const comments: Cascade = async (trx, _ctx, t) => {
-  const threadsOf = () => {
+/** A step that deletes rows and needs nothing else done. */
+const plain = (
+  name: string,
+  table: string,
+  keys: readonly string[],
+  where: (t: SweepTarget) => RawBuilder<unknown>,
+): SweepStep => ({
+  name,
+  run: async (trx, t, batch) => (await deleteSome(trx, t, table, keys, where(t), batch)).length,
+});
+
+/**
+ * A step over a table of stored records: each batch's ids and sizes go to the one place
+ * that knows what else a deleted record takes with it (usage, webhook content: records/effects.ts).
+ */
+const recordStep = (
+  name: string,
+  table: "activities" | "recordings" | "notifications",
+  key: "id" | "annotation_id",
+  kind: RecordKind,
+  alongside?: (trx: WriteTx, t: SweepTarget, ids: string[]) => Promise<void>,
+): SweepStep => ({
+  name,
+  async run(trx, t, batch) {
+    const rows = await deleteSome<{ key: string; bytes: number }>(
+      trx,
+      t,
+      table,
+      [key],
+      inDocuments(t, "document_id"),
+      batch,
+      sql`${sql.ref(key)} as key, octet_length(record) as bytes`,
+    );
+    const ids = rows.map((r) => r.key);
+    if (alongside && ids.length > 0) await alongside(trx, t, ids);
+    const usage = deleteDelta(rows.map((r) => Number(r.bytes)));
+    await recordsChanged(trx, { ...t, kind, recordIds: ids, usage });
+    return rows.length;
+  },
+});
+
+/** Notifications take their inbox rows (at most one per user of the organization each). */
+const inboxRows = (trx: WriteTx, t: SweepTarget, ids: string[]) =>
+  trx
+    .deleteFrom("notification_recipients")
+    .where("workspace_id", "=", t.workspaceId)
+    .where("organization_id", "=", t.organizationId)
+    .where("notification_id", "in", ids)
+    .execute()
+    .then(() => undefined);
+
+const activities = recordStep("activities", "activities", "id", "activity");
+const recordings = recordStep("recordings", "recordings", "annotation_id", "recording");
+const notifications = recordStep("notifications", "notifications", "id", "notification", inboxRows);
+
+/** Comment threads with the users they index (counted by triggers, migration 0012). */
+const comments: SweepStep = {
+  name: "comments",
+  async run(trx, t, batch) {
     let pick = trx
       .selectFrom("comment_annotations")
       .select("annotation_id")
       .where("workspace_id", "=", t.workspaceId)
       .where("organization_id", "=", t.organizationId);
     if (t.documentIds) pick = pick.where("document_id", "in", [...t.documentIds]);
-    return pick;
-  };
-  await trx
-    .deleteFrom("comment_annotation_users")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId)
-    .where("annotation_id", "in", threadsOf())
-    .execute();
-  let gone = trx
-    .deleteFrom("comment_annotations")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId);
-  if (t.documentIds) gone = gone.where("document_id", "in", [...t.documentIds]);
-  await gone.execute();
-  let numbers = trx
-    .deleteFrom("comment_sequences")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId);
-  if (t.documentIds) numbers = numbers.where("document_id", "in", [...t.documentIds]);
-  await numbers.execute();
-};
-
-/** Notification preferences of the documents, or every preference in the organization. */
-const notificationConfigs: Cascade = async (trx, _ctx, t) => {
-  let query = trx
-    .deleteFrom("notification_configs")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId);
-  if (t.documentIds) query = query.where("document_id", "in", [...t.documentIds]);
-  await query.execute();
-};
-
-/** Document memberships of the documents, or every profile and membership of the organization (docs/contract.md "Users"). */
-const users: Cascade = async (trx, _ctx, t) => {
-  let memberships = trx
-    .deleteFrom("user_memberships")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId);
-  if (t.documentIds)
-    memberships = memberships.where("level", "=", "document").where("level_id", "in", [...t.documentIds]);
-  await memberships.execute();
-  if (t.documentIds) return;
-  await trx
-    .deleteFrom("user_profiles")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId)
-    .execute();
-};
-
-/** Grants on the documents, or every grant of the organization (organization, folder and document level). */
-const grants: Cascade = async (trx, _ctx, t) => {
-  if (t.documentIds) {
-    await deleteGrantsOn(trx, t.workspaceId, t.organizationId, "document", t.documentIds);
-    return;
-  }
-  await trx
-    .deleteFrom("access_grants")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId)
-    .execute();
-};
-
-const documents: Cascade = async (trx, _ctx, t) => {
-  let query = trx
-    .deleteFrom("documents")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId);
-  if (t.documentIds) query = query.where("id", "in", [...t.documentIds]);
-  await query.execute();
-};
-
-/** Only for whole organizations: a folder delete removes its subtree itself (folders/subtree-store.ts). */
-const folders: Cascade = async (trx, _ctx, t) => {
-  if (t.documentIds) return;
-  await trx
-    .deleteFrom("folders")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId)
-    .execute();
+    const ids = (await pick.limit(batch).execute()).map((row) => row.annotation_id);
+    if (ids.length === 0) return 0;
+    const scoped = <T extends "comment_annotation_users" | "comment_annotations">(table: T) =>
+      trx
+        .deleteFrom(table as "comment_annotations")
+        .where("workspace_id", "=", t.workspaceId)
+        .where("organization_id", "=", t.organizationId)
+        .where("annotation_id", "in", ids);
+    await scoped("comment_annotation_users").execute();
+    await scoped("comment_annotations").execute();
+    await recordsChanged(trx, { ...t, kind: "comment", recordIds: ids, usage: null });
+    return ids.length;
+  },
 };
 
 /** Data kept per document: it goes with each deleted document, and with the organization. */
-export const FEATURE_CASCADES: readonly Cascade[] = [
+export const FEATURE_STEPS: readonly SweepStep[] = [
   activities,
   recordings,
   notifications,
   comments,
-  notificationConfigs,
+  plain("comment-sequences", "comment_sequences", ["document_id"], (t) => inDocuments(t, "document_id")),
+  plain("notification-configs", "notification_configs", ["user_id", "document_id"], (t) =>
+    inDocuments(t, "document_id"),
+  ),
 ];
 
-/** Everything a deleted document takes with it (docs/contract.md "Documents"): feature data, grants (and memberships), the record. */
-export const DOCUMENT_CASCADES: readonly Cascade[] = [...FEATURE_CASCADES, grants, users, documents];
+const documentLevel = (t: SweepTarget, type: string, ids: string) =>
+  t.documentIds
+    ? sql`and ${sql.ref(type)} = 'document' and ${sql.ref(ids)} in (${sql.join([...t.documentIds])})`
+    : sql``;
+
+/** Grants and memberships on the documents, or every one of the organization (all levels). */
+const ACCESS_STEPS: readonly SweepStep[] = [
+  plain("grants", "access_grants", ["resource_type", "resource_id", "user_id"], (t) =>
+    documentLevel(t, "resource_type", "resource_id"),
+  ),
+  plain("memberships", "user_memberships", ["level", "level_id", "user_id"], (t) =>
+    documentLevel(t, "level", "level_id"),
+  ),
+];
+
+/** Everything a deleted document takes with it (docs/contract.md "Documents"); its record goes with the request. */
+export const DOCUMENT_STEPS: readonly SweepStep[] = [...FEATURE_STEPS, ...ACCESS_STEPS];
 
 /**
- * Everything under a deleted organization (docs/contract.md "Organizations"), the organization row last
- * (organizations/store.ts). Feature data is swept for the whole organization, so data of
- * documents that never had a record goes too.
+ * Everything under a deleted organization; its record goes with the request. Feature data
+ * is swept for the whole organization, so data of documents that never had a record goes too.
  */
-export const ORGANIZATION_CASCADES: readonly Cascade[] = [
-  ...FEATURE_CASCADES,
-  grants,
-  users,
-  documents,
-  folders,
+export const ORGANIZATION_STEPS: readonly SweepStep[] = [
+  ...DOCUMENT_STEPS,
+  plain("profiles", "user_profiles", ["user_id"], () => sql``),
+  plain("documents", "documents", ["id"], () => sql``),
+  plain("folders", "folders", ["folder_id"], () => sql``),
 ];
 
-/** Runs `cascades` for `target` in order. */
-export async function runCascades(
+export function stepNamed(name: string): SweepStep | undefined {
+  return ORGANIZATION_STEPS.find((step) => step.name === name);
+}
+
+/** Runs `steps` for `target` to the end, CASCADE_BATCH rows per statement: for a small, known set. */
+export async function runSteps(
   trx: WriteTx,
-  ctx: Ctx,
-  cascades: readonly Cascade[],
-  target: CascadeTarget,
+  steps: readonly SweepStep[],
+  target: SweepTarget,
 ): Promise<void> {
-  for (const cascade of cascades) await cascade(trx, ctx, target);
+  for (const step of steps) while ((await step.run(trx, target, CASCADE_BATCH)) === CASCADE_BATCH);
 }
 
 /** Deletes documents by id with everything they hold, CASCADE_BATCH at a time. */
 export async function deleteDocumentsCascading(
   trx: WriteTx,
-  ctx: Ctx,
   scope: { workspaceId: string; organizationId: string; now: number },
   documentIds: readonly string[],
 ): Promise<void> {
   for (let i = 0; i < documentIds.length; i += CASCADE_BATCH) {
     const chunk = documentIds.slice(i, i + CASCADE_BATCH);
-    await runCascades(trx, ctx, DOCUMENT_CASCADES, { ...scope, documentIds: chunk });
+    await runSteps(trx, DOCUMENT_STEPS, { ...scope, documentIds: chunk });
+    await trx
+      .deleteFrom("documents")
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("organization_id", "=", scope.organizationId)
+      .where("id", "in", chunk)
+      .execute();
   }
 }
 
 /**
  * Deletes every document placed in `folderIds` (a deleted subtree) with everything it
- * holds (docs/contract.md "Folders"): reads CASCADE_BATCH document ids at a time, so memory stays
- * bounded however many documents the folders hold; returns how many went.
+ * holds (docs/contract.md "Folders"): reads CASCADE_BATCH document ids at a time, so memory
+ * stays bounded however many documents the folders hold; returns how many went.
  */
 export async function deleteDocumentsInFolders(
   trx: WriteTx,
-  ctx: Ctx,
   scope: { workspaceId: string; organizationId: string; now: number },
   folderIds: readonly string[],
 ): Promise<number> {
@@ -250,7 +237,6 @@ export async function deleteDocumentsInFolders(
       count += rows.length;
       await deleteDocumentsCascading(
         trx,
-        ctx,
         scope,
         rows.map((row) => row.id),
       );

@@ -1,6 +1,7 @@
 import type { Ctx } from "../../context.js";
 import type { NotificationConfigRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
+import { checkQuotas } from "../../quotas/check.js";
 import type {
   GetNotificationConfigInput,
   NotificationConfigValue,
@@ -50,6 +51,8 @@ export async function setConfig(
       }
     }
     await writeConfigs(trx, rows);
+    // Preferences count as records and bytes (src/quotas/registry.ts).
+    await checkQuotas(trx, ctx);
   }, userIds.length * levels.length);
   const outcomes: Record<string, SetOutcome> = {};
   for (const userId of userIds) {

@@ -5,7 +5,7 @@ import { pageBounds } from "../../lib/bounds.js";
 import { deletedItems } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta } from "../../quotas/by-verbs.js";
-import { releaseUsage } from "../../quotas/check.js";
+import { recordsChanged } from "../../records/effects.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { ensureDocument } from "../hierarchy/documents.js";
 import { ensureOrganization } from "../hierarchy/organizations.js";
@@ -157,7 +157,14 @@ export async function deleteNotifications(ctx: Ctx, input: DeleteNotificationsIn
   }
   const deleted = await ctx.write(async (trx) => {
     const { ids, sizes } = await store.deleteNotifications(trx, scopeOf(ctx, input));
-    await releaseUsage(trx, ctx, deleteDelta(sizes));
+    await recordsChanged(trx, {
+      workspaceId: ctx.workspace.id,
+      organizationId: input.organizationId,
+      kind: "notification",
+      recordIds: ids,
+      usage: deleteDelta(sizes),
+      now: ctx.clock.now(),
+    });
     return ids;
   }, input.notificationIds?.length ?? RUNS_ALONE);
   const items = deletedItems(

@@ -3,7 +3,9 @@ import { operation } from "../../http/operation.js";
 import {
   AddOrganizations,
   DeleteOrganizations,
+  DeleteStatus,
   DisableOrganizations,
+  GetDeleteStatus,
   GetOrganizations,
   OrganizationItemResults,
   OrganizationRecord,
@@ -126,7 +128,9 @@ export const organizationOperations = [
     summary: "Delete organizations",
     description:
       "Deletes organizations with everything under them: folders, documents, grants, notifications, " +
-      "activities, recordings. Each organization goes in a transaction of its own. At most 30 ids.",
+      "activities, recordings. The organization is gone at once; what it held is swept by a background " +
+      "job in bounded batches (see /v2/organizations/delete/status), during which operations naming it " +
+      "are refused. At most 30 ids.",
     data: DeleteOrganizations,
     result: OrganizationItemResults,
     example: {
@@ -137,6 +141,26 @@ export const organizationOperations = [
     handle: async (ctx, data) => ({
       message: "Organization(s) deleted successfully.",
       data: await service.deleteOrganizations(ctx, data),
+    }),
+  }),
+  operation({
+    path: "/v2/organizations/delete/status",
+    operationId: "organizationsDeleteStatus",
+    tag: TAG,
+    summary: "Progress of an organization or document delete",
+    description:
+      "Whether the sweep of a deleted organization (or of a document, with documentId) is still running. " +
+      "`isDeleteCompleted` is true once nothing of it is left, and for an id no delete is sweeping.",
+    data: GetDeleteStatus,
+    result: DeleteStatus,
+    example: {
+      data: { organizationId: "org-2" },
+      message: "Delete status retrieved successfully.",
+      result: { isDeleteCompleted: true, tasksLeft: 0, batches: 0, rowsDeleted: 0 },
+    },
+    handle: async (ctx, data) => ({
+      message: "Delete status retrieved successfully.",
+      data: await service.deleteStatus(ctx, data),
     }),
   }),
 ];

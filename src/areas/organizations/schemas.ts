@@ -100,3 +100,21 @@ export type UpdateOrganizationsInput = Static<typeof UpdateOrganizations>;
 export type DeleteOrganizationsInput = Static<typeof DeleteOrganizations>;
 export type DisableOrganizationsInput = Static<typeof DisableOrganizations>;
 export type GetOrganizationsInput = Static<typeof GetOrganizations>;
+
+export const GetDeleteStatus = Closed({
+  organizationId: Id("The deleted organization."),
+  documentId: Type.Optional(Id("A deleted document of it; absent: the organization's own delete.")),
+});
+export type GetDeleteStatusInput = Static<typeof GetDeleteStatus>;
+
+export const DeleteStatus = named(
+  "DeleteStatus",
+  Closed({
+    isDeleteCompleted: Type.Boolean({
+      description: "Nothing of it is left to sweep; its id can be used again.",
+    }),
+    tasksLeft: Type.Integer({ description: "Steps of the sweep (one per kind of data) still to run." }),
+    batches: Type.Integer({ description: "Bounded transactions the sweep has committed so far." }),
+    rowsDeleted: Type.Integer({ description: "Rows the sweep has deleted so far." }),
+  }),
+);

@@ -1,16 +1,18 @@
 import type { Ctx } from "../../context.js";
-import { RUNS_ALONE } from "../../db/group-commit.js";
 import { invalidArgument } from "../../errors.js";
+import { readJob } from "../../jobs/store.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { fillPage, nextPageToken } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { ORGANIZATION_CASCADES, runCascades } from "../hierarchy/cascade.js";
 import { metadataOf, parseMetadata, storedMetadata } from "../hierarchy/metadata.js";
 import { lockOrganization } from "../hierarchy/organizations.js";
+import { DELETE, deleteOrSweep } from "../hierarchy/sweep.js";
+import { sweepingJob } from "../hierarchy/tombstones.js";
 import {
   type AddOrganizationsInput,
   type DeleteOrganizationsInput,
   type DisableOrganizationsInput,
+  type GetDeleteStatusInput,
   type GetOrganizationsInput,
   ORGANIZATION_RESERVED,
   type UpdateOrganizationsInput,
@@ -122,9 +124,11 @@ export async function updateOrganizations(
 }
 
 /**
- * Deletes organizations with everything under them (docs/contract.md "Organizations", hierarchy/cascade.ts),
- * each in a transaction of its own: an organization goes whole or not at all, and no
- * transaction holds more than one organization's rows.
+ * Deletes organizations with everything under them (docs/contract.md "Organizations"): the record
+ * and one bounded batch of what it held go in the request's transaction; what is left goes
+ * to a job that sweeps it in bounded batches under a tombstone (hierarchy/sweep.ts), so
+ * the answer does not wait for the sweep and the organization is gone from reads at once
+ * (docs/decisions.md "Deletes are durable jobs").
  */
 export async function deleteOrganizations(
   ctx: Ctx,
@@ -136,12 +140,11 @@ export async function deleteOrganizations(
   for (const id of ids) {
     const deleted = await ctx.write(async (trx) => {
       // The organization's lock first: no tree write of it runs alongside.
-      if ((await lockOrganization(trx, ws, id)) === null) return false;
-      const target = { workspaceId: ws, organizationId: id, documentIds: null, now: ctx.clock.now() };
-      await runCascades(trx, ctx, ORGANIZATION_CASCADES, target);
+      if ((await lockOrganization(trx, ws, id)) === null) return null;
       await store.deleteOrganizationRow(trx, ws, id);
-      return true;
-    }, RUNS_ALONE);
+      return { job: await deleteOrSweep(trx, ctx, { organizationId: id, documentIds: null }) };
+    }, ctx.config.erasureBatchRows + 32);
+    if (deleted && deleted.job !== null) ctx.jobs.kick();
     results[id] = deleted
       ? { success: true, id, message: ORGANIZATION_MESSAGES.deleted }
       : { success: false, id, message: ORGANIZATION_MESSAGES.missing };
@@ -208,5 +211,37 @@ export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): 
   return {
     records: page.records,
     pageToken: nextPageToken(ctx, query, page.next === null ? null : [page.next]),
+  };
+}
+
+/**
+ * Where the sweep of a deleted organization or document stands (hierarchy/sweep.ts): read
+ * through its tombstone, which the job removes when it completes, so an id no sweep holds
+ * is complete (including one never deleted: nothing of it is being swept).
+ */
+export async function deleteStatus(
+  ctx: Ctx,
+  input: GetDeleteStatusInput,
+): Promise<{ isDeleteCompleted: boolean; tasksLeft: number; batches: number; rowsDeleted: number }> {
+  const ws = ctx.workspace.id;
+  const jobId = await sweepingJob(
+    ctx.reader,
+    ws,
+    input.organizationId,
+    input.documentId ? [input.documentId] : [],
+  );
+  const status = jobId === null ? null : await readJob(ctx.reader, ws, DELETE, jobId);
+  if (!status || status.isDeleteCompleted)
+    return {
+      isDeleteCompleted: true,
+      tasksLeft: 0,
+      batches: status?.batches ?? 0,
+      rowsDeleted: status?.done ?? 0,
+    };
+  return {
+    isDeleteCompleted: false,
+    tasksLeft: status.tasksLeft,
+    batches: status.batches,
+    rowsDeleted: status.done,
   };
 }

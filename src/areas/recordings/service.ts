@@ -6,7 +6,7 @@ import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
 import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { eraseRecordDeliveries } from "../../webhooks/history.js";
+import { recordsChanged } from "../../records/effects.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
 import { publicRecording } from "./record.js";
 import type { AddRecordingsInput, DeleteRecordingsInput, GetRecordingsInput } from "./schemas.js";
@@ -110,12 +110,12 @@ export async function deleteRecordings(ctx: Ctx, input: DeleteRecordingsInput): 
       documentId: input.documentId,
       ids: input.recordingIds,
     });
-    // Their webhook deliveries keep no copy of them (docs/webhooks.md "Retention and deleting data").
-    await eraseRecordDeliveries(trx, {
+    await recordsChanged(trx, {
       workspaceId: ctx.workspace.id,
       organizationId: input.organizationId,
       kind: "recording",
       recordIds: ids,
+      usage: null,
       now: ctx.clock.now(),
     });
     return ids;

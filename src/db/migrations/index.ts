@@ -12,6 +12,8 @@ import * as compatTree from "./0010_compat_tree.js";
 import * as users from "./0011_users.js";
 import * as comments from "./0012_comments.js";
 import * as privacy from "./0013_privacy.js";
+import * as durableJobs from "./0016_durable_jobs.js";
+import * as usageEverywhere from "./0017_usage_everywhere.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +30,6 @@ export const migrations: Record<string, Migration> = {
   "0011_users": users,
   "0012_comments": comments,
   "0013_privacy": privacy,
+  "0016_durable_jobs": durableJobs,
+  "0017_usage_everywhere": usageEverywhere,
 };

@@ -1,8 +1,7 @@
 import { sql } from "kysely";
 import type { WriteTx } from "../../db/handles.js";
 import { rewriteDelta } from "../../quotas/by-verbs.js";
-import { releaseUsage } from "../../quotas/check.js";
-import { eraseRecordDeliveries } from "../../webhooks/history.js";
+import { recordsChanged } from "../../records/effects.js";
 import type { BatchResult, ErasureScope, PersonalDataKind } from "../kind.js";
 import { scanRecords } from "../scan.js";
 import { scrub } from "../scrub.js";
@@ -106,16 +105,18 @@ async function rewrite(
       )
       .execute();
   }
-  // Activities are accounted by their verbs on both dialects (migrations 0007, 0008).
-  await releaseUsage(tx, { workspace: { id: scope.workspaceId } }, rewriteDelta(before, after));
+  // The usage change counts once, with the first organization's records.
+  let usage: ReturnType<typeof rewriteDelta> | null = rewriteDelta(before, after);
   for (const [organizationId, changed] of byOrganization) {
-    await eraseRecordDeliveries(tx, {
+    await recordsChanged(tx, {
       workspaceId: scope.workspaceId,
       organizationId,
       kind: "activity",
       recordIds: changed.map((c) => c.id),
+      usage,
       now: scope.now,
     });
+    usage = null;
   }
   return after.length;
 }

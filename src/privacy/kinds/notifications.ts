@@ -1,5 +1,5 @@
 import type { WriteTx } from "../../db/handles.js";
-import { releaseUsage } from "../../quotas/check.js";
+import { recordsChanged } from "../../records/effects.js";
 import { deleteUserRows } from "../delete-rows.js";
 import type { ErasureScope, PersonalDataKind } from "../kind.js";
 import { exportScanned, scanRecords } from "../scan.js";
@@ -37,9 +37,12 @@ async function eraseRecords(
   rows: readonly { organization_id: string; key: string; record: string }[],
 ): Promise<number> {
   let erased = 0;
-  // Notifications are accounted by their verbs (migration 0008): what this batch removes.
-  const delta = { records: 0, bytes: 0 };
+  // What this batch removes or rewrites, per organization (records/effects.ts accounts it).
+  const changes = new Map<string, { ids: string[]; records: number; bytes: number }>();
   for (const row of rows) {
+    const delta = changes.get(row.organization_id) ?? { ids: [], records: 0, bytes: 0 };
+    changes.set(row.organization_id, delta);
+    delta.ids.push(row.key);
     const record = JSON.parse(row.record) as unknown;
     const ofRow = { workspace_id: scope.workspaceId, organization_id: row.organization_id };
     if (actorOf(record) === scope.userId) {
@@ -73,7 +76,15 @@ async function eraseRecords(
       .execute();
     erased++;
   }
-  await releaseUsage(tx, { workspace: { id: scope.workspaceId } }, delta);
+  for (const [organizationId, delta] of changes)
+    await recordsChanged(tx, {
+      workspaceId: scope.workspaceId,
+      organizationId,
+      kind: "notification",
+      recordIds: delta.ids,
+      usage: delta,
+      now: scope.now,
+    });
   return erased;
 }
 

@@ -1,4 +1,4 @@
-import { eraseRecordDeliveries } from "../../webhooks/history.js";
+import { recordsChanged } from "../../records/effects.js";
 import type { PersonalDataKind } from "../kind.js";
 import { exportScanned, scanRecords } from "../scan.js";
 import { mentions, scrub } from "../scrub.js";
@@ -42,11 +42,12 @@ export const recordings: PersonalDataKind = {
       touched.set(row.organization_id, [...(touched.get(row.organization_id) ?? []), row.key]);
     }
     for (const [organizationId, recordIds] of touched) {
-      await eraseRecordDeliveries(tx, {
+      await recordsChanged(tx, {
         workspaceId: scope.workspaceId,
         organizationId,
         kind: "recording",
         recordIds,
+        usage: null,
         now: scope.now,
       });
     }

@@ -1,5 +1,5 @@
 /**
- * Connects requests to this process's erasure worker: a committed job kicks it at once
+ * Connects requests to this process's durable-job runner (src/jobs/worker.ts): a committed job kicks it at once
  * instead of at its next poll (other processes find the job by polling).
  */
 export class JobSignal {

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { operation } from "../../http/operation.js";
+import { operation } from "../http/operation.js";
 import { DeleteUserData, GetJobStatus, GetUserData, JobStarted, JobStatus, UserData } from "./schemas.js";
 import { erasureStatus, exportUserData, startErasure } from "./service.js";
 

@@ -1,29 +1,23 @@
 import { setTimeout as sleep, setImmediate as yieldToLoop } from "node:timers/promises";
 import type { Services } from "../context.js";
 import { randomId } from "../lib/ids.js";
-import {
-  type ClaimedJob,
-  claimJob,
-  finishJob,
-  hasOpenJob,
-  nextTask,
-  pseudonymFor,
-  recordBatch,
-} from "./jobs.js";
-import { kindNamed } from "./registry.js";
+import { type ClaimedJob, claimJob, finishJob, hasOpenJob, nextTask, recordBatch } from "./store.js";
+import type { JobType } from "./types.js";
 
-export interface ErasureLog {
+export interface JobLog {
   info(fields: object, message: string): void;
   error(fields: object, message: string): void;
 }
 
 /**
- * Runs user-data erasure jobs (docs/privacy.md): claims one job at a time under a lease,
- * then its tasks in order, one bounded batch per short write transaction, pausing between
- * batches so requests keep the writer. Every batch commits its task's position with its
- * work, so a crash loses at most the batch in flight, and re-running it is harmless.
+ * Runs durable jobs (erasure, delete sweeps; src/jobs/types.ts): claims one job at a time
+ * under a lease, then its tasks in order, one bounded batch per short write transaction,
+ * pausing between batches so requests keep the writer. Every batch commits its task's
+ * position with its work, so a crash loses at most the batch in flight, and re-running it
+ * is harmless. The batch size, pause, lease and poll are COLLABD_ERASURE_* (they were
+ * erasure's alone before the runner served every job type).
  */
-export class ErasureWorker {
+export class JobWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -31,11 +25,15 @@ export class ErasureWorker {
   private unsubscribe: (() => void) | null = null;
   /** Identifies this process's claims. */
   private readonly token = randomId();
+  private readonly types: ReadonlyMap<string, JobType>;
 
   constructor(
     private readonly services: Services,
-    private readonly log?: ErasureLog,
-  ) {}
+    types: readonly JobType[],
+    private readonly log?: JobLog,
+  ) {
+    this.types = new Map(types.map((type) => [type.name, type]));
+  }
 
   /** Runs what is pending now, then on every kick and every COLLABD_ERASURE_POLL_MS (jobs of other or dead processes). */
   start(): void {
@@ -62,7 +60,7 @@ export class ErasureWorker {
         } while (this.again && !this.stopped);
       } catch (error) {
         // A failed batch rolled back whole; the job is taken up again at the next poll.
-        this.log?.error({ err: error }, "erasure batch failed");
+        this.log?.error({ err: error }, "job batch failed");
       } finally {
         this.running = null;
       }
@@ -93,32 +91,27 @@ export class ErasureWorker {
   private async runJob(job: ClaimedJob): Promise<void> {
     const { database, clock, config } = this.services;
     const batch = config.erasureBatchRows;
+    const type = this.types.get(job.type);
     while (!this.stopped) {
       const more = await database.write(async (trx) => {
         const now = clock.now();
         const { task, lost } = await nextTask(trx, job, now, config.erasureLeaseMs);
         if (lost) return false;
         if (!task) {
+          await type?.finish?.(trx, job, now);
           await finishJob(trx, job, now);
           return false;
         }
-        const kind = kindNamed(task.kind);
-        // A kind this version does not know has nothing left to erase here.
-        const result = kind?.erase
-          ? await kind.erase(
-              trx,
-              {
-                workspaceId: job.workspaceId,
-                userId: task.userId,
-                organizationIds: task.organizationIds,
-                pseudonym: pseudonymFor(job.id, task.userId),
-                now,
-              },
-              task.cursor,
-              batch,
-            )
-          : { erased: 0, next: null };
-        await recordBatch(trx, job, task.seq, result.erased, result.next, now);
+        const scope = { workspaceId: job.workspaceId, jobId: job.id, subject: task.subject, now };
+        // A type this version does not know has nothing left to do here.
+        const result = type
+          ? await type.runBatch(trx, task.kind, scope, task.cursor, batch)
+          : { done: 0, next: null };
+        if (await recordBatch(trx, job, task.seq, result.done, result.next, now)) {
+          await type?.finish?.(trx, job, now);
+          await finishJob(trx, job, now);
+          return false;
+        }
         return true;
       });
       if (!more) return;

@@ -1,8 +1,11 @@
-import type { Ctx } from "../../context.js";
-import { invalidArgument, notFound } from "../../errors.js";
-import { createJob, type JobStatus, readJob } from "../../privacy/jobs.js";
-import type { Position } from "../../privacy/kind.js";
-import { PERSONAL_DATA_KINDS } from "../../privacy/registry.js";
+import type { Ctx } from "../context.js";
+import type { WriteTx } from "../db/handles.js";
+import { invalidArgument, notFound } from "../errors.js";
+import { readJob } from "../jobs/store.js";
+import { checkQuotas } from "../quotas/check.js";
+import { createErasureJob, ERASURE } from "./jobs.js";
+import type { Position } from "./kind.js";
+import { PERSONAL_DATA_KINDS } from "./registry.js";
 import type { DeleteUserDataInput, GetJobStatusInput, GetUserDataInput } from "./schemas.js";
 
 /** Records per key and page (docs/contract.md "User data"). */
@@ -69,7 +72,7 @@ export async function startErasure(
   const userIds = [...new Set(input.userIds)];
   const tasksCount = await ctx.write(
     (trx) =>
-      createJob(trx, {
+      checkedErasureJob(trx, ctx, {
         workspaceId: ctx.workspace.id,
         id: jobId,
         userIds,
@@ -83,8 +86,26 @@ export async function startErasure(
 }
 
 /** A job's progress; another workspace's job is NOT_FOUND like an unknown one. */
-export async function erasureStatus(ctx: Ctx, input: GetJobStatusInput): Promise<JobStatus> {
-  const status = await readJob(ctx.reader, ctx.workspace.id, input.jobId);
+export async function erasureStatus(
+  ctx: Ctx,
+  input: GetJobStatusInput,
+): Promise<{ isDeleteCompleted: boolean; tasksLeft: number; lastTaskCompletedTime: number | null }> {
+  const status = await readJob(ctx.reader, ctx.workspace.id, ERASURE, input.jobId);
   if (!status) throw notFound("Job not found.");
-  return status;
+  const { isDeleteCompleted, tasksLeft, lastTaskCompletedTime } = status;
+  return { isDeleteCompleted, tasksLeft, lastTaskCompletedTime };
+}
+
+/**
+ * A job and its tasks are records like any other (src/quotas/registry.ts): a workspace at
+ * its records quota deletes data (deletes always go through) or has the quota raised first.
+ */
+async function checkedErasureJob(
+  trx: WriteTx,
+  ctx: Ctx,
+  job: Parameters<typeof createErasureJob>[1],
+): Promise<number> {
+  const tasks = await createErasureJob(trx, job);
+  await checkQuotas(trx, ctx);
+  return tasks;
 }

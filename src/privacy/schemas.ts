@@ -1,5 +1,5 @@
 import { type Static, Type } from "typebox";
-import { Closed, FreeObject, Id, named, PageToken } from "../../http/schemas.js";
+import { Closed, FreeObject, Id, named, PageToken } from "../http/schemas.js";
 
 export const GetUserData = Closed({
   organizationId: Id(),

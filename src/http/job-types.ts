@@ -1,0 +1,6 @@
+import { deleteJob } from "../areas/hierarchy/sweep.js";
+import type { JobType } from "../jobs/types.js";
+import { erasureJob } from "../privacy/jobs.js";
+
+/** Every durable-job type the runner (src/jobs/worker.ts) serves; a new one adds its line here. */
+export const allJobTypes: readonly JobType[] = [erasureJob, deleteJob];
