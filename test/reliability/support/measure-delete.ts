@@ -10,6 +10,10 @@
  * COLLABD_MEASURE_THREADS (default 50 000) sets the size; COLLABD_MEASURE_DATABASE_URL the
  * database (default: a temp SQLite file). Not a test: bounded by the seed (a few minutes
  * for 50 000 threads on a loaded 2-core host); figures go to stdout as one JSON line.
+ *
+ * COLLABD_MEASURE=flood measures the notification-preference flood instead: 50 ×
+ * `notifications/config/set` of 30 users × 30 documents under a records quota of 100,
+ * reporting the answers, the rows stored and the usage `/metrics` shows.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +21,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const ROOT = resolve(process.env.COLLABD_MEASURE_ROOT ?? join(import.meta.dirname, "../../.."));
+const FLOOD = process.env.COLLABD_MEASURE === "flood";
 const THREADS = Number(process.env.COLLABD_MEASURE_THREADS ?? 50_000);
 const dir = mkdtempSync(join(tmpdir(), "collabd-delete-"));
 const DATABASE_URL = process.env.COLLABD_MEASURE_DATABASE_URL ?? `sqlite:${join(dir, "collabd.db")}`;
@@ -38,6 +43,7 @@ async function main(): Promise<void> {
       COLLABD_BOOTSTRAP_AUTH_TOKEN: creds.authToken,
       COLLABD_RATE_LIMIT_PER_MIN: "0",
       COLLABD_LOG_LEVEL: "info",
+      ...(FLOOD ? { COLLABD_QUOTA_RECORDS: "100" } : {}),
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -67,6 +73,33 @@ async function main(): Promise<void> {
     };
   };
   try {
+    if (FLOOD) {
+      const answers: Record<number, number> = {};
+      for (let i = 0; i < 50; i++) {
+        const res = await call("/v2/notifications/config/set", {
+          organizationId: "flood",
+          userIds: Array.from({ length: 30 }, (_, u) => `u-${i}-${u}`),
+          documentIds: Array.from({ length: 30 }, (_, d) => `d-${d}`),
+          config: { inbox: "ALL", email: "ALL", slack: "NONE" },
+        });
+        answers[res.status] = (answers[res.status] ?? 0) + 1;
+      }
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      const usage = (quota: string) =>
+        Number(new RegExp(`^collabd_quota_usage_max\\{quota="${quota}"\\} (\\S+)$`, "m").exec(metrics)?.[1]);
+      console.log(
+        JSON.stringify({
+          attack: "50 x notifications/config/set of 30 users x 30 documents, records quota 100",
+          answers,
+          // Each accepted request writes 30 × 30 preference rows.
+          rowsWritten: (answers[200] ?? 0) * 900,
+          usageRecords: usage("records"),
+          usageBytes: usage("bytes"),
+          loadAvg1m: loadavg()[0],
+        }),
+      );
+      return;
+    }
     await call("/v2/organizations/add", { organizations: [{ organizationId: "big" }] });
     let next = 0;
     const seeder = async () => {
