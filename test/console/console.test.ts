@@ -354,7 +354,7 @@ forEachDialect(
       expect(hashOf(page)).toBe("#/activities?organizationId=org-3&documentId=spec");
     });
 
-    it("shows a document's notifications and says that comment threads are not available", async () => {
+    it("shows a document's notifications, and its comment threads below them", async () => {
       await api("/v2/notifications/add", {
         organizationId: "org-1",
         documentId: "doc-1",
@@ -365,7 +365,7 @@ forEachDialect(
       });
       await open(page, "#/notifications?organizationId=org-1&documentId=doc-1");
       await page.locator('li.notification[data-id="n-1"]').filter({ hasText: "Ada mentioned you" }).waitFor();
-      expect(await page.textContent("body")).toContain("Comment threads are not shown");
+      await page.getByRole("heading", { name: "Comment threads" }).waitFor();
       await shot("notifications");
     });
 

@@ -1,5 +1,6 @@
 import type { Session } from "../api";
 import { href, navigate } from "../route";
+import { fillTemplate } from "../template";
 import { asText, Empty, formValues, JsonPreview, ListFooter, splitList, Time, usePagedList } from "../ui";
 
 interface Activity {
@@ -18,17 +19,6 @@ interface Activity {
 }
 
 const FEATURES = ["comment", "reaction", "recorder", "crdt", "custom"];
-
-/** Fills `{{a.b}}` from the template data, as text: the result is never parsed as markup. */
-export function fillTemplate(template: string, data: Record<string, unknown> | undefined): string {
-  return template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (whole, path: string) => {
-    let value: unknown = data;
-    for (const part of path.split(".")) {
-      value = value && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined;
-    }
-    return value === undefined ? whole : asText(value);
-  });
-}
 
 /** The activity log (docs/contract.md "Activities"): every filter, a timeline per document or entity, changes as from → to. */
 export function Activities({ session, params }: { session: Session; params: URLSearchParams }) {
@@ -146,7 +136,9 @@ function ActivityItem({ activity: a }: { activity: Activity }) {
           )}
         </p>
         {a.displayMessageTemplate && (
-          <p class="message">{fillTemplate(a.displayMessageTemplate, a.displayMessageTemplateData)}</p>
+          <p class="message">
+            {fillTemplate(a.displayMessageTemplate, a.displayMessageTemplateData, { ...a })}
+          </p>
         )}
         {a.changes && Object.keys(a.changes).length > 0 && (
           <dl class="changes">

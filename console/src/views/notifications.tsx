@@ -1,7 +1,8 @@
 import type { Session } from "../api";
 import { href, navigate } from "../route";
+import { fillTemplate } from "../template";
 import { asText, Empty, formValues, JsonPreview, ListFooter, Time, usePagedList } from "../ui";
-import { fillTemplate } from "./activities";
+import { Threads } from "./threads";
 
 interface Notification {
   id: string;
@@ -18,10 +19,7 @@ interface Notification {
   timestamp: number;
 }
 
-/**
- * A document's notifications. Comment threads are not part of collabd yet (no comments
- * area exists), so this view shows notifications only and says so.
- */
+/** A document's notifications, and with a document id its comment threads (threads.tsx). */
 export function Notifications({ session, params }: { session: Session; params: URLSearchParams }) {
   const p = (name: string) => params.get(name) || undefined;
   const organizationId = p("organizationId");
@@ -46,10 +44,7 @@ export function Notifications({ session, params }: { session: Session; params: U
   return (
     <section aria-labelledby="notifications-title">
       <h1 id="notifications-title">Notifications</h1>
-      <p class="muted">
-        Comment threads are not shown: collabd has no comments area yet. This view lists a document's
-        notifications.
-      </p>
+      <p class="muted">A document's notifications and, below them, its comment threads.</p>
       <form
         class="filters"
         key={params.toString()}
@@ -97,7 +92,9 @@ export function Notifications({ session, params }: { session: Session; params: U
             <div class="what">
               <p class="headline">
                 <span class="badge">{n.notificationSource}</span>{" "}
-                {fillTemplate(n.displayHeadlineMessageTemplate, n.displayHeadlineMessageTemplateData)}
+                {fillTemplate(n.displayHeadlineMessageTemplate, n.displayHeadlineMessageTemplateData, {
+                  ...n,
+                })}
               </p>
               {n.displayBodyMessage && <p class="message">{n.displayBodyMessage}</p>}
               <p class="muted">
@@ -120,6 +117,9 @@ export function Notifications({ session, params }: { session: Session; params: U
         ))}
       </ol>
       <ListFooter list={list} noun="notifications" />
+      {organizationId && p("documentId") && (
+        <Threads session={session} organizationId={organizationId} documentId={p("documentId")!} />
+      )}
     </section>
   );
 }
