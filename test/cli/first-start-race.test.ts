@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bootstrap } from "../../src/areas/workspaces/service.js";
 import { type Database, migrate, openDatabase } from "../../src/db/database.js";
 import { ManualClock } from "../../src/lib/clock.js";
-import { DIALECTS, scratchDatabase } from "../support/databases.js";
+import { DIALECTS, POSTGRES_DIALECTS, scratchDatabase } from "../support/databases.js";
 import { runCli, startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
 
@@ -47,13 +47,13 @@ async function sqliteCount(url: string): Promise<{ rows: number }> {
 }
 
 // In one process: each racer its own connection pool, as separate processes would have.
-for (const dialect of DIALECTS.filter((d) => d === "postgres")) {
+for (const dialect of POSTGRES_DIALECTS) {
   describe(`first start race [${dialect}]`, () => {
     it(`${STARTS} first starts at once on one empty database create exactly one workspace, ${ROUNDS} times over`, async () => {
       const scratch = await scratchDatabase(dialect);
       const opened: Database[] = [];
       try {
-        for (let i = 0; i < STARTS; i++) opened.push(await openDatabase(scratch.url));
+        for (let i = 0; i < STARTS; i++) opened.push(await openDatabase(scratch.url, scratch.options));
         await migrate(opened[0]!);
         const clock = new ManualClock();
         for (let round = 0; round < ROUNDS; round++) {

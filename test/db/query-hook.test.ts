@@ -1,15 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { type Database, type Dialect, migrate, openDatabase } from "../../src/db/database.js";
+import { type Database, migrate, openDatabase } from "../../src/db/database.js";
 import { rawColumn } from "../../src/db/raw.js";
-import { DIALECTS, scratchDatabase } from "../support/databases.js";
+import { DIALECTS, scratchDatabase, type TestDialect } from "../support/databases.js";
 
 type Seen = { sql: string; params: readonly unknown[] }[];
 
 /** A migrated scratch database whose statements after migration are recorded in `seen`. */
-async function withRecorded(dialect: Dialect, work: (database: Database, seen: Seen) => Promise<void>) {
+async function withRecorded(dialect: TestDialect, work: (database: Database, seen: Seen) => Promise<void>) {
   const scratch = await scratchDatabase(dialect);
   const seen: Seen = [];
-  const database = await openDatabase(scratch.url, { onQuery: (sql, params) => seen.push({ sql, params }) });
+  const database = await openDatabase(scratch.url, {
+    ...scratch.options,
+    onQuery: (sql, params) => seen.push({ sql, params }),
+  });
   try {
     await migrate(database);
     seen.length = 0;

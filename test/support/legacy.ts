@@ -1,9 +1,8 @@
 import { Migrator, sql } from "kysely";
-import type { Dialect } from "../../src/db/database.js";
 import { openDatabase } from "../../src/db/database.js";
 import { migrations } from "../../src/db/migrations/index.js";
 import { sha256Hex } from "../../src/lib/keys.js";
-import { scratchDatabase } from "./databases.js";
+import { databaseDialect, scratchDatabase, type TestDialect } from "./databases.js";
 import type { Credentials } from "./server.js";
 
 /** The last migration collabd 0.1 shipped. */
@@ -28,15 +27,15 @@ export interface LegacyRow {
  * to the latest, as an upgrade does. The caller drops it.
  */
 export async function legacyDatabase(
-  dialect: Dialect,
+  dialect: TestDialect,
   rows: (apiKey: string) => readonly LegacyRow[],
 ): Promise<LegacyDatabase> {
   const scratch = await scratchDatabase(dialect);
-  const database = await openDatabase(scratch.url);
+  const database = await openDatabase(scratch.url, scratch.options);
   const creds = { apiKey: "ak_legacy_0_1", authToken: "legacy-token-0123456789abcdef" };
   try {
     const schema =
-      dialect === "postgres"
+      databaseDialect(dialect) === "postgres"
         ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]
             ?.schema
         : undefined;

@@ -17,7 +17,7 @@ import { openServices } from "../../src/services.js";
 import type { HostResolver } from "../../src/webhooks/resolver.js";
 import { DeliveryWorker, type WorkerOptions } from "../../src/webhooks/worker.js";
 import { ContractViolation, contract } from "./contract.js";
-import { DIALECTS, scratchDatabase } from "./databases.js";
+import { DIALECTS, databaseDialect, directUrlFor, scratchDatabase, type TestDialect } from "./databases.js";
 
 export const TEST_SECRET = "collabd-test-secret-0123456789abcdef0123456789";
 
@@ -81,12 +81,16 @@ export interface ServerOptions {
   readonly defaultAccessType?: AccessType;
 }
 
-export async function startServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer> {
+export async function startServer(
+  testDialect: TestDialect,
+  options: ServerOptions = {},
+): Promise<TestServer> {
+  const dialect = databaseDialect(testDialect);
   const scratch = options.reuse
-    ? { url: options.reuse.databaseUrl, directUrl: options.reuse.databaseUrl, drop: async () => {} }
-    : await scratchDatabase(dialect);
+    ? reused(testDialect, options.reuse.databaseUrl)
+    : await scratchDatabase(testDialect);
   const config = loadConfig({
-    COLLABD_DATABASE_URL: scratch.url,
+    ...scratch.env,
     COLLABD_SECRET: TEST_SECRET,
     ...options.env,
   });
@@ -158,6 +162,20 @@ export async function startServer(dialect: Dialect, options: ServerOptions = {})
       await services.database.close();
       await scratch.drop();
     },
+  };
+}
+
+/** An earlier server's database, reached as the test dialect reaches it; the test owns (and drops) it. */
+function reused(dialect: TestDialect, url: string) {
+  const directUrl = directUrlFor(dialect, url);
+  return {
+    url,
+    directUrl,
+    env: {
+      COLLABD_DATABASE_URL: url,
+      ...(directUrl === url ? {} : { COLLABD_DATABASE_DIRECT_URL: directUrl }),
+    },
+    drop: async () => {},
   };
 }
 
