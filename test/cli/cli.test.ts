@@ -13,7 +13,7 @@ for (const dialect of DIALECTS) {
   describe(`collabd CLI [${dialect}]`, () => {
     it("creates, shows and updates a workspace, issues and revokes tokens, all usable over HTTP", async () => {
       const scratch = await scratchDatabase(dialect);
-      const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
+      const env = { ...scratch.env, COLLABD_SECRET: TEST_SECRET };
       try {
         const migrate = await runCli(["migrate"], env);
         expect(migrate.code, migrate.stderr).toBe(0);
@@ -84,7 +84,7 @@ for (const dialect of DIALECTS) {
 
     it("reports unknown workspaces and bad usage with a non-zero exit and one line", async () => {
       const scratch = await scratchDatabase(dialect);
-      const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
+      const env = { ...scratch.env, COLLABD_SECRET: TEST_SECRET };
       try {
         expect((await runCli(["migrate"], env)).code).toBe(0);
         const missing = await runCli(["workspace", "show", "--api-key", "nope"], env);
@@ -106,7 +106,7 @@ for (const dialect of DIALECTS) {
 describe("first start", () => {
   it("creates one workspace on an empty SQLite database, prints its credentials once, and reuses its secret", async () => {
     const scratch = await scratchDatabase("sqlite");
-    const env = { COLLABD_DATABASE_URL: scratch.url };
+    const env = { ...scratch.env };
     try {
       const first = await startServe(env);
       const match = /x-svc-api-key:\s+(\S+)\n\s+x-svc-auth-token:\s+(\S+)/.exec(first.stdout());
@@ -161,7 +161,7 @@ describe("first start", () => {
   it.each(DIALECTS)("honours COLLABD_BOOTSTRAP_* idempotently [%s]", async (dialect) => {
     const scratch = await scratchDatabase(dialect);
     const env = {
-      COLLABD_DATABASE_URL: scratch.url,
+      ...scratch.env,
       COLLABD_SECRET: TEST_SECRET,
       COLLABD_BOOTSTRAP_API_KEY: "fixed-api-key-0123456789",
       COLLABD_BOOTSTRAP_AUTH_TOKEN: "fixed-auth-token-0123456789",
@@ -194,7 +194,7 @@ describe("first start", () => {
     if (!DIALECTS.includes("postgres")) return;
     const scratch = await scratchDatabase("postgres");
     try {
-      const result = await runCli(["migrate"], { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: "" });
+      const result = await runCli(["migrate"], { ...scratch.env, COLLABD_SECRET: "" });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("COLLABD_SECRET is required with PostgreSQL");
     } finally {

@@ -28,7 +28,7 @@ for (const dialect of DIALECTS) {
     let database: Database;
     beforeAll(async () => {
       scratch = await scratchDatabase(dialect);
-      database = await openDatabase(scratch.url);
+      database = await openDatabase(scratch.url, scratch.options);
       await migrate(database);
     });
     afterAll(async () => {

@@ -27,7 +27,7 @@ for (const dialect of DIALECTS) {
     it("keeps 0.1 grants, reads their ms expiry as seconds, and serves users on the migrated schema", async () => {
       const scratch = await scratchDatabase(dialect);
       drop = scratch.drop;
-      const database = await openDatabase(scratch.url);
+      const database = await openDatabase(scratch.url, scratch.options);
       const schema =
         dialect === "postgres"
           ? (await sql<{ s: string }>`select current_schema() as s`.execute(database.db)).rows[0]?.s

@@ -25,7 +25,7 @@ for (const dialect of DIALECTS) {
         const scratch = await scratchDatabase(dialect);
         const receiver = await Receiver.start();
         const env = {
-          COLLABD_DATABASE_URL: scratch.url,
+          ...scratch.env,
           COLLABD_SECRET: TEST_SECRET,
           COLLABD_BOOTSTRAP_API_KEY: creds.apiKey,
           COLLABD_BOOTSTRAP_AUTH_TOKEN: creds.authToken,
@@ -78,7 +78,7 @@ for (const dialect of DIALECTS) {
 
             // Restart on the same database, then read it directly: nothing acknowledged is missing.
             server = await startServe(env);
-            const stored = await readStored(scratch.url, creds.apiKey);
+            const stored = await readStored(scratch.directUrl, creds.apiKey);
             const verdict = verify(batches, stored, 2);
             expect(verdict.problems).toEqual([]);
             expect(verdict).toMatchObject({ lost: 0, partial: 0, missingDeliveries: 0, orphanDeliveries: 0 });

@@ -25,7 +25,7 @@ for (const dialect of DIALECTS) {
     it("resumes a job SIGKILLed mid-way after restart and finishes it, erasing every record once", async () => {
       const scratch = await scratchDatabase(dialect);
       const env = {
-        COLLABD_DATABASE_URL: scratch.url,
+        ...scratch.env,
         COLLABD_SECRET: TEST_SECRET,
         COLLABD_BOOTSTRAP_API_KEY: creds.apiKey,
         COLLABD_BOOTSTRAP_AUTH_TOKEN: creds.authToken,

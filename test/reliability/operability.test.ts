@@ -67,7 +67,7 @@ describe.runIf(DIALECTS.includes("postgres"))("database outage [postgres]", () =
       }
       await stream.stop();
       expect(stream.errors).toEqual([]);
-      const verdict = verify(stream.batches, await readStored(scratch.url, server.creds.apiKey), 0);
+      const verdict = verify(stream.batches, await readStored(scratch.directUrl, server.creds.apiKey), 0);
       expect(verdict.problems).toEqual([]);
       expect(verdict).toMatchObject({ lost: 0, partial: 0 });
       report(
@@ -144,7 +144,7 @@ for (const dialect of DIALECTS) {
       // The receiver fails, so the worker has failures to log (an echo of our payload: see below).
       receiver.script("/raw", ...Array.from({ length: 4 }, () => ({ status: 500, body: "no thanks" })));
       const server = await startServe({
-        COLLABD_DATABASE_URL: scratch.url,
+        ...scratch.env,
         COLLABD_SECRET: TEST_SECRET,
         COLLABD_BOOTSTRAP_API_KEY: API_KEY,
         COLLABD_BOOTSTRAP_AUTH_TOKEN: AUTH_TOKEN,

@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
   describe(`collabd webhook processes [${dialect}]`, () => {
     it("rotates the signing secret from the CLI with a grace period", async () => {
       const scratch = await scratchDatabase(dialect);
-      const env = { COLLABD_DATABASE_URL: scratch.url, COLLABD_SECRET: TEST_SECRET };
+      const env = { ...scratch.env, COLLABD_SECRET: TEST_SECRET };
       try {
         expect((await runCli(["migrate"], env)).code).toBe(0);
         const created = JSON.parse((await runCli(["workspace", "create", "--json"], env)).stdout);
@@ -52,7 +52,7 @@ for (const dialect of DIALECTS) {
         const scratch = await scratchDatabase(dialect);
         const receiver = await Receiver.start();
         const env = {
-          COLLABD_DATABASE_URL: scratch.url,
+          ...scratch.env,
           COLLABD_SECRET: TEST_SECRET,
           COLLABD_BOOTSTRAP_API_KEY: API_KEY,
           COLLABD_BOOTSTRAP_AUTH_TOKEN: AUTH_TOKEN,
