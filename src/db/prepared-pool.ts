@@ -101,36 +101,38 @@ export class PreparedStatements {
     }
   }
 
-  /** The pool as Kysely uses it: data statements named per connection. */
+  /**
+   * The pool as Kysely uses it: data statements named per connection, each checkout admitted
+   * for its workspace first (admission.ts), and `onBegin` sent with every BEGIN.
+   */
   kyselyPool(): PostgresPool {
     // One wrapper per pg client, as Kysely keys its connections by it; `leave` is per checkout.
-    const wrappers = new WeakMap<pg.PoolClient, { wrapper: PostgresPoolClient; leave: () => void }>();
+    const wrappers = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+    const leaves = new WeakMap<pg.PoolClient, () => void>();
     const onBegin = this.onBegin;
     const sent = (text: string) => (onBegin !== undefined && BEGIN.test(text) ? `${text}; ${onBegin}` : text);
     return {
       end: () => this.pgPool.end(),
       connect: async () => {
         const { client, leave } = await this.connect();
-        let entry = wrappers.get(client);
-        if (!entry) {
-          const held = { wrapper: undefined as unknown as PostgresPoolClient, leave };
-          held.wrapper = {
+        leaves.set(client, leave);
+        let wrapper = wrappers.get(client);
+        if (!wrapper) {
+          wrapper = {
             release: () => {
-              const left = held.leave;
-              held.leave = () => {};
+              const left = leaves.get(client);
+              leaves.delete(client);
               client.release();
-              left();
+              left?.();
             },
             query: ((text: string | object, values?: readonly unknown[]) =>
               typeof text === "string"
                 ? client.query(this.config(client, sent(text), values ?? []))
                 : client.query(text as never, values as unknown[])) as unknown as PostgresPoolClient["query"],
           };
-          entry = held;
-          wrappers.set(client, entry);
+          wrappers.set(client, wrapper);
         }
-        entry.leave = leave;
-        return entry.wrapper;
+        return wrapper;
       },
     };
   }
