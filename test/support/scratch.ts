@@ -1,19 +1,13 @@
 import { afterEach } from "vitest";
-import {
-  type Database,
-  type Dialect,
-  migrate,
-  type OpenOptions,
-  openDatabase,
-} from "../../src/db/database.js";
-import { scratchDatabase } from "./databases.js";
+import { type Database, migrate, type OpenOptions, openDatabase } from "../../src/db/database.js";
+import { scratchDatabase, type TestDialect } from "./databases.js";
 
 /**
  * For store-level suites: `open()` gives a migrated database of its own for the current
  * test, closed and dropped after it.
  */
 export function migratedScratch(
-  dialect: Dialect,
+  dialect: TestDialect,
   options: OpenOptions = {},
 ): () => Promise<{ database: Database; url: string }> {
   const cleanups: (() => Promise<void>)[] = [];
@@ -23,7 +17,7 @@ export function migratedScratch(
   return async () => {
     const scratch = await scratchDatabase(dialect);
     cleanups.push(scratch.drop);
-    const database = await openDatabase(scratch.url, options);
+    const database = await openDatabase(scratch.url, { ...scratch.options, ...options });
     cleanups.push(() => database.close());
     await migrate(database);
     return { database, url: scratch.url };
