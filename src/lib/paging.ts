@@ -51,6 +51,12 @@ export interface PageFill<R, K> {
   fetch(after: K | null, rows: number): Promise<R[]>;
   text(row: R): string;
   key(row: R): K;
+  /**
+   * A scan with a budget: where the last fetch stopped scanning when it stopped at its
+   * budget rather than at the end of the range (null: at the end). A short fetch then ends
+   * the page there, with a page token that continues after it (a page may be short).
+   */
+  scannedTo?(): K | null;
 }
 
 /**
@@ -74,7 +80,7 @@ export async function fillPage<R, K>(fill: PageFill<R, K>): Promise<FilledPage<K
       records.push(text);
       size += text.length;
     }
-    if (rows.length < want) return { records, next: null };
+    if (rows.length < want) return { records, next: fill.scannedTo?.() ?? null };
     cursor = fill.key(rows[rows.length - 1]!);
     // A SQLite read resolves without giving the event loop a turn: let other requests in
     // between chunks, so a page of large records never holds the loop for its whole length.

@@ -261,8 +261,18 @@ interface ListedRow {
 export type Page = FilledPage<TimeSortKey> & { readonly documents: string[] };
 
 /**
+ * Threads one page query may examine when a filter has no index in page order (folder,
+ * mentioned users, resolver, statuses, locations, creation time, agent): the scan's budget.
+ * About 2 ms of reading on a SQLite file (RELIABILITY.md "Work budgets").
+ */
+const SCAN_ROWS = 2000;
+
+/**
  * One keyset page in (lastUpdated, annotationId) order. A document filter walks the
  * document index from the cursor; otherwise the organization's (or the author's) index.
+ * Filters that index cannot serve are checked on at most SCAN_ROWS threads of that range
+ * per query: past them the page ends, possibly short or empty, with a page token after the
+ * last thread examined (docs/query-plans.md "Comments").
  */
 export async function listAnnotations(
   db: Db,
@@ -271,66 +281,108 @@ export async function listAnnotations(
   after: TimeSortKey | null,
   bounds: { limit: number; budget: number; chunkRows: number },
 ): Promise<Page> {
-  let text =
-    "select record, last_updated, annotation_id, document_id from comment_annotations " +
-    "where workspace_id = ? and organization_id = ?";
-  const params: unknown[] = [filter.workspaceId, filter.organizationId];
-  const anyOf = (column: string, values: readonly unknown[] | undefined) => {
-    if (!values) return;
-    text += ` and ${column} in (${values.map(() => "?").join(", ")})`;
-    params.push(...values);
-  };
-  const compare = (column: string, op: string, value: unknown) => {
-    if (value === undefined) return;
-    text += ` and ${column} ${op} ?`;
-    params.push(value);
-  };
-  anyOf("document_id", filter.documentIds);
+  const range = new Conditions(filter.workspaceId, filter.organizationId);
+  range.anyOf("document_id", filter.documentIds);
+  range.anyOf("from_user_id", filter.userIds);
+  range.compare("last_updated", ">", filter.updatedAfter);
+  range.compare("last_updated", "<", filter.updatedBefore);
+  const residual = new Conditions();
   if (filter.folderId !== undefined) {
-    text +=
-      " and document_id in (select id from documents where workspace_id = ? and organization_id = ? and folder_id = ?)";
-    params.push(filter.workspaceId, filter.organizationId, filter.folderId);
+    residual.raw(
+      "document_id in (select id from documents where workspace_id = ? and organization_id = ? and folder_id = ?)",
+      [filter.workspaceId, filter.organizationId, filter.folderId],
+    );
   }
-  anyOf("location_id", filter.locationIds);
-  anyOf("from_user_id", filter.userIds);
+  residual.anyOf("location_id", filter.locationIds);
   if (filter.mentionedUserIds) {
-    text +=
-      " and annotation_id in (select annotation_id from comment_annotation_users where workspace_id = ? " +
-      `and organization_id = ? and role = 'tagged' and user_id in (${filter.mentionedUserIds.map(() => "?").join(", ")}))`;
-    params.push(filter.workspaceId, filter.organizationId, ...filter.mentionedUserIds);
+    residual.raw(
+      "annotation_id in (select annotation_id from comment_annotation_users where workspace_id = ? " +
+        `and organization_id = ? and role = 'tagged' and user_id in (${filter.mentionedUserIds.map(() => "?").join(", ")}))`,
+      [filter.workspaceId, filter.organizationId, ...filter.mentionedUserIds],
+    );
   }
-  compare("resolved_by", "=", filter.resolvedBy);
-  anyOf("status_id", filter.statusIds);
-  compare("last_updated", ">", filter.updatedAfter);
-  compare("last_updated", "<", filter.updatedBefore);
-  compare("created_at", ">", filter.createdAfter);
-  compare("created_at", "<", filter.createdBefore);
-  if (filter.agent) compare(filter.agent.column, "=", filter.agent.value);
+  residual.compare("resolved_by", "=", filter.resolvedBy);
+  residual.anyOf("status_id", filter.statusIds);
+  residual.compare("created_at", ">", filter.createdAfter);
+  residual.compare("created_at", "<", filter.createdBefore);
+  if (filter.agent) residual.compare(filter.agent.column, "=", filter.agent.value);
   if (filter.agentThreadType) {
-    text += " and agent_id is not null";
-    compare("annotation_type", "=", filter.agentThreadType);
+    residual.raw("agent_id is not null", []);
+    residual.compare("annotation_type", "=", filter.agentThreadType);
   }
   const sortBy = `order by last_updated ${order}, annotation_id ${order}`;
   const cmp = order === "asc" ? ">" : "<";
+  const select = "select record, last_updated, annotation_id, document_id from comment_annotations where ";
   const documents: string[] = [];
+  let scannedTo: TimeSortKey | null = null;
   const page = await fillPage<ListedRow, TimeSortKey>({
     ...bounds,
     after,
-    fetch: (from, rows) => {
+    fetch: async (from, rows) => {
+      const where = range.copy();
+      if (from) where.raw(`(last_updated, annotation_id) ${cmp} (?, ?)`, from);
       const tail = ` ${sortBy} limit ${rowLimit(rows)}`;
-      if (!from) return rawRows<ListedRow>(db, text + tail, params);
-      return rawRows<ListedRow>(db, `${text} and (last_updated, annotation_id) ${cmp} (?, ?)${tail}`, [
-        ...params,
-        ...from,
-      ]);
+      if (residual.empty) return rawRows<ListedRow>(db, select + where.text + tail, where.params);
+      // The scan's budget: the key of the SCAN_ROWS-th thread of the range (index only).
+      const [edge] = await rawRows<{ last_updated: number; annotation_id: string }>(
+        db,
+        `select last_updated, annotation_id from comment_annotations where ${where.text} ${sortBy} ` +
+          `limit 1 offset ${rowLimit(SCAN_ROWS - 1)}`,
+        where.params,
+      );
+      scannedTo = edge ? [Number(edge.last_updated), edge.annotation_id] : null;
+      // The window: from the cursor up to and including that thread.
+      if (scannedTo)
+        where.raw(`(last_updated, annotation_id) ${order === "asc" ? "<=" : ">="} (?, ?)`, scannedTo);
+      const text = `${where.text} and ${residual.text}`;
+      return rawRows<ListedRow>(db, select + text + tail, [...where.params, ...residual.params]);
     },
     text: (row) => {
       documents.push(row.document_id);
       return row.record;
     },
     key: (row) => [Number(row.last_updated), row.annotation_id],
+    scannedTo: () => scannedTo,
   });
   return { ...page, documents: documents.slice(0, page.records.length) };
+}
+
+/** SQL conditions joined by `and`, with their parameters in order. */
+class Conditions {
+  private readonly parts: string[] = [];
+  readonly params: unknown[] = [];
+
+  constructor(workspaceId?: string, organizationId?: string) {
+    if (workspaceId !== undefined)
+      this.raw("workspace_id = ? and organization_id = ?", [workspaceId, organizationId]);
+  }
+
+  get empty(): boolean {
+    return this.parts.length === 0;
+  }
+
+  get text(): string {
+    return this.parts.join(" and ");
+  }
+
+  raw(text: string, params: readonly unknown[]): void {
+    this.parts.push(text);
+    this.params.push(...params);
+  }
+
+  anyOf(column: string, values: readonly unknown[] | undefined): void {
+    if (values) this.raw(`${column} in (${values.map(() => "?").join(", ")})`, values);
+  }
+
+  compare(column: string, op: string, value: unknown): void {
+    if (value !== undefined) this.raw(`${column} ${op} ?`, [value]);
+  }
+
+  copy(): Conditions {
+    const next = new Conditions();
+    next.raw(this.text, this.params);
+    return next;
+  }
 }
 
 /** Per document: threads, and those whose latest comment is not by `userId` (docs/compatibility.md "D13"). */
