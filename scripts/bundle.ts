@@ -8,7 +8,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const SERVER_BUNDLE = join(ROOT, "dist", "bundle", "collabd.js");
 
 /**
- * Bundles the server — src/main.ts and every dependency but the native better-sqlite3 — into
+ * Bundles the server — src/main.ts and every dependency but the native better-sqlite3 and
+ * the test-only light-my-request — into
  * one ES module. Node then reads one file at start-up instead of about 1,200 (typebox and
  * kysely alone ship 660), which halved the time to the first answer (docs/decisions.md). The
  * bundle sits two levels under the package root like `dist/<area>/*.js`, so paths it resolves
@@ -23,8 +24,9 @@ export async function bundleServer(outfile: string = SERVER_BUNDLE): Promise<voi
     platform: "node",
     format: "esm",
     target: ["node20"],
-    // Native, or optional and absent: resolved at run time from node_modules.
-    external: ["better-sqlite3", "pg-native"],
+    // Native, or optional and absent: resolved at run time from node_modules. light-my-request
+    // is Fastify's inject(), which only tests call; Fastify requires it lazily, on first inject.
+    external: ["better-sqlite3", "pg-native", "light-my-request"],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: {
       js: "import { createRequire as __collabdRequire } from 'node:module'; const require = __collabdRequire(import.meta.url);",
