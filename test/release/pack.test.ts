@@ -90,4 +90,4 @@ it("packs a tarball that installs globally and runs collabd serve", async () => 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 900_000);
+}, 1_200_000);
