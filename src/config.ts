@@ -259,7 +259,7 @@ function answerBounds(env: Env) {
   return { maxRecordBytes, maxPageBytes, maxNotificationReaders };
 }
 
-/** The write budget and memory admission (README "Limits", docs/decisions.md "Work budgets"). */
+/** The write budget and memory admission (README "Work budgets", "Memory admission"; docs/decisions.md "Work budgets"). */
 function workBounds(env: Env) {
   const writeBudget = Object.freeze({
     rows: integer(env, "COLLABD_WRITE_BUDGET_ROWS", 20_000, 100, 100_000_000),

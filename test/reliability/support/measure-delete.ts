@@ -1,5 +1,5 @@
 /**
- * Before/after figures of RELIABILITY.md "Deletes as jobs": an organization with many
+ * Before/after figures of RELIABILITY.md "Deletes and quotas": an organization with many
  * comment threads is deleted while another organization's writer adds one activity at a
  * time; reports the delete's answer time, the other writer's slowest and p99 answers
  * during the delete and its sweep, the sweep's duration and the host's load.
