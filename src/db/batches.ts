@@ -21,3 +21,16 @@ export function* fixedBatches<T>(rows: readonly T[], largest = 256): Generator<T
     start += size;
   }
 }
+
+/**
+ * Ids per `IN (…)` list at most. Lookups and deletes by a list of ids (a request may name
+ * thousands: a filter's folder chains, an update's users) run one statement per piece, so
+ * each stays far inside both dialects' bind-parameter limits, with room for the query's
+ * other parameters, and reads a bounded number of index entries.
+ */
+export const IN_LIST_MAX = 500;
+
+/** `ids` as consecutive pieces of at most IN_LIST_MAX, in order: one statement each. */
+export function* inListChunks<T>(ids: readonly T[]): Generator<T[]> {
+  for (let start = 0; start < ids.length; start += IN_LIST_MAX) yield ids.slice(start, start + IN_LIST_MAX);
+}

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { fixedBatches } from "../db/batches.js";
 import type { Tables, WebhookAttemptRow } from "../db/tables.js";
 import { bookkeeping, claimedForUpdate } from "../db/transactions.js";
 import { ERASED } from "./history.js";
@@ -157,12 +158,8 @@ export async function completeAttempts(db: Db, completions: readonly Completion[
         error: erased ? null : c.error,
       });
     }
-    for (let i = 0; i < attempts.length; i += 500) {
-      await trx
-        .insertInto("webhook_attempts")
-        .values(attempts.slice(i, i + 500))
-        .execute();
-    }
+    for (const part of fixedBatches(attempts))
+      await trx.insertInto("webhook_attempts").values(part).execute();
   });
 }
 

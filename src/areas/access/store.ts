@@ -1,4 +1,4 @@
-import { fixedBatches } from "../../db/batches.js";
+import { fixedBatches, inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow } from "../../db/tables.js";
 import { levelChunks } from "../hierarchy/levels.js";
@@ -102,8 +102,7 @@ export async function usersGrantedAny(
   const granted = new Set<string>();
   if (resources.length === 0) return granted;
   // Chunks keep each statement inside both dialects' parameter limits (an update may name many users).
-  for (let i = 0; i < userIds.length; i += 500) {
-    const users = userIds.slice(i, i + 500);
+  for (const users of inListChunks(userIds)) {
     // At most one live grant per user and resource: the limit never cuts.
     const rows = await liveGrantsOfUsers(
       db,

@@ -1,7 +1,7 @@
-import { fixedBatches } from "../../db/batches.js";
+import { fixedBatches, inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
-import { normalize } from "../hierarchy/documents.js";
+import { findDocuments, normalize } from "../hierarchy/documents.js";
 import { parseMetadata } from "../hierarchy/metadata.js";
 import { ROOT } from "../hierarchy/paths.js";
 import type { Placement } from "../hierarchy/placement.js";
@@ -90,25 +90,15 @@ export function rowToDocument(row: DocumentRow, placement: Placement): DocumentV
   };
 }
 
-/** The stored rows among `ids` of one organization, keyed by id. */
+/** The stored rows among `ids` of one organization, keyed by id (one lookup: hierarchy/documents.ts). */
 export async function findDocumentRows(
   db: Db,
   workspaceId: string,
   organizationId: string,
   ids: readonly string[],
 ): Promise<Map<string, DocumentRow>> {
-  const found = new Map<string, DocumentRow>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db
-      .selectFrom("documents")
-      .selectAll()
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("id", "in", ids.slice(i, i + 500))
-      .execute();
-    for (const row of rows) found.set(row.id, normalize(row));
-  }
-  return found;
+  const rows = await findDocuments(db, workspaceId, organizationId, ids);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** Sets columns of some documents of one organization (name, metadata, folder, access, disabled). */
@@ -122,13 +112,13 @@ export async function updateDocumentRows(
   },
 ): Promise<void> {
   const { now, ...columns } = change;
-  for (let i = 0; i < ids.length; i += 500) {
+  for (const chunk of inListChunks(ids)) {
     await db
       .updateTable("documents")
       .set({ ...columns, last_updated: now })
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("id", "in", ids.slice(i, i + 500))
+      .where("id", "in", chunk)
       .execute();
   }
 }

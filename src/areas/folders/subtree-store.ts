@@ -4,6 +4,13 @@ import { type AccessType, KEY_WIDTH, subtreeRange } from "../hierarchy/paths.js"
 
 type Db = Readable;
 
+/** An UPDATE of one organization's folders: every write here stays inside one organization. */
+const organizationFolders = (db: WriteTx, workspaceId: string, organizationId: string) =>
+  db
+    .updateTable("folders")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId);
+
 /** Whole-subtree writes: a move, an access change and a delete each touch one path range. */
 
 export interface SubtreeMove {
@@ -37,8 +44,7 @@ export async function moveSubtree(
 ): Promise<void> {
   const [from, to] = subtreeRange(move.oldPath);
   const levels = (move.newPath.length - move.oldPath.length) / KEY_WIDTH;
-  await db
-    .updateTable("folders")
+  await organizationFolders(db, workspaceId, organizationId)
     .set({
       path: sql<string>`cast(${move.newPath} as text) || substr(path, ${move.oldPath.length + 1})`,
       depth: sql<number>`depth + ${levels}`,
@@ -46,8 +52,6 @@ export async function moveSubtree(
       last_updated: move.now,
       ...(move.access ? accessColumns(move.oldPath, move.access) : {}),
     })
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
     .where("path", ">=", from)
     .where("path", "<", to)
     .execute();
@@ -77,15 +81,12 @@ export async function setFolderAccess(
   path: string,
   setting: { accessType: AccessType; inherit: boolean; now: number },
 ): Promise<void> {
-  await db
-    .updateTable("folders")
+  await organizationFolders(db, workspaceId, organizationId)
     .set({
       access_type: setting.accessType,
       inherit_access: setting.inherit ? 1 : 0,
       last_updated: setting.now,
     })
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
     .where("path", "=", path)
     .execute();
 }
@@ -111,6 +112,9 @@ export async function listOwnAccessPaths(
   return rows.map((r) => r.path);
 }
 
+/** Path ranges OR-ed in one statement: a bounded statement text, few statements. */
+const RANGES_PER_STATEMENT = 100;
+
 /**
  * Gives `accessType` to the inheriting folders whose paths lie strictly inside one of
  * the `(low, high)` ranges, writing only rows whose access changes: a few range
@@ -124,13 +128,10 @@ export async function setInheritedAccess(
   accessType: AccessType,
   now: number,
 ): Promise<void> {
-  for (let i = 0; i < ranges.length; i += 100) {
-    const chunk = ranges.slice(i, i + 100);
-    await db
-      .updateTable("folders")
+  for (let i = 0; i < ranges.length; i += RANGES_PER_STATEMENT) {
+    const chunk = ranges.slice(i, i + RANGES_PER_STATEMENT);
+    await organizationFolders(db, workspaceId, organizationId)
       .set({ access_type: accessType, last_updated: now })
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
       .where("inherit_access", "=", 1)
       .where("access_type", "<>", accessType)
       .where((eb) => eb.or(chunk.map(([low, high]) => eb.and([eb("path", ">", low), eb("path", "<", high)]))))
@@ -146,15 +147,12 @@ export async function updateFolderRow(
   folderId: string,
   change: { folderName?: string; parentFolderId?: string; now: number },
 ): Promise<void> {
-  await db
-    .updateTable("folders")
+  await organizationFolders(db, workspaceId, organizationId)
     .set({
       ...(change.folderName === undefined ? {} : { folder_name: change.folderName }),
       ...(change.parentFolderId === undefined ? {} : { parent_folder_id: change.parentFolderId }),
       last_updated: change.now,
     })
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
     .where("folder_id", "=", folderId)
     .execute();
 }

@@ -1,3 +1,4 @@
+import { inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { DocumentRow } from "../../db/tables.js";
 
@@ -86,13 +87,13 @@ export async function findDocuments(
   ids: readonly string[],
 ): Promise<DocumentRow[]> {
   const found: DocumentRow[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
+  for (const chunk of inListChunks(ids)) {
     const rows = await db
       .selectFrom("documents")
       .selectAll()
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("id", "in", ids.slice(i, i + 500))
+      .where("id", "in", chunk)
       .execute();
     found.push(...rows.map(normalize));
   }

@@ -1,3 +1,4 @@
+import { inListChunks } from "../../db/batches.js";
 import type { Readable } from "../../db/handles.js";
 import type { FolderRow } from "../../db/tables.js";
 import type { AccessType } from "./paths.js";
@@ -102,8 +103,7 @@ export async function findFolders(
   folderIds: readonly string[],
 ): Promise<Map<string, FolderNode>> {
   const found = new Map<string, FolderNode>();
-  for (let i = 0; i < folderIds.length; i += 500) {
-    const chunk = folderIds.slice(i, i + 500);
+  for (const chunk of inListChunks(folderIds)) {
     const rows = await folderScope(db, workspaceId, organizationId).where("folder_id", "in", chunk).execute();
     for (const row of rows) found.set(row.folder_id, rowToNode(row));
   }

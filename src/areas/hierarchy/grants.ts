@@ -1,3 +1,4 @@
+import { inListChunks } from "../../db/batches.js";
 import type { WriteTx } from "../../db/handles.js";
 
 /**
@@ -11,13 +12,13 @@ export async function deleteGrantsOn(
   resourceType: string,
   resourceIds: readonly string[],
 ): Promise<void> {
-  for (let i = 0; i < resourceIds.length; i += 500) {
+  for (const chunk of inListChunks(resourceIds)) {
     await db
       .deleteFrom("access_grants")
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
       .where("resource_type", "=", resourceType)
-      .where("resource_id", "in", resourceIds.slice(i, i + 500))
+      .where("resource_id", "in", chunk)
       .execute();
   }
 }

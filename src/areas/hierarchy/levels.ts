@@ -1,10 +1,12 @@
+import { inListChunks } from "../../db/batches.js";
+
 /** What a grant or a membership sits on: the organization, a folder or a document. */
 export type LevelType = "organization" | "folder" | "document";
 
 /**
- * The organization and some documents and folders as (type, ids) parts of at most 500 ids,
- * so one statement per part stays inside both dialects' parameter limits (a filter's
- * folder chains may name thousands of folders). Grants and memberships read by it alike.
+ * The organization and some documents and folders as (type, ids) parts of at most
+ * IN_LIST_MAX ids (db/batches.ts), so one statement per part stays inside both dialects'
+ * parameter limits (a filter's folder chains may name thousands of folders). Grants and memberships read by it alike.
  */
 export function levelChunks(
   organizationId: string,
@@ -15,7 +17,7 @@ export function levelChunks(
     ["document", on.documents],
     ["folder", on.folders],
   ] as const) {
-    for (let i = 0; i < ids.length; i += 500) parts.push([type, ids.slice(i, i + 500)]);
+    for (const chunk of inListChunks(ids)) parts.push([type, chunk]);
   }
   return parts;
 }

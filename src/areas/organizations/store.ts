@@ -1,3 +1,4 @@
+import { inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { OrganizationRow } from "../../db/tables.js";
 
@@ -27,12 +28,12 @@ export async function findOrganizationRows(
   ids: readonly string[],
 ): Promise<Map<string, OrganizationRow>> {
   const found = new Map<string, OrganizationRow>();
-  for (let i = 0; i < ids.length; i += 500) {
+  for (const chunk of inListChunks(ids)) {
     const rows = await db
       .selectFrom("organizations")
       .selectAll()
       .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "in", ids.slice(i, i + 500))
+      .where("organization_id", "in", chunk)
       .execute();
     for (const row of rows) found.set(row.organization_id, row);
   }

@@ -1,4 +1,4 @@
-import { fixedBatches } from "../../db/batches.js";
+import { fixedBatches, inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { RecordingRow } from "../../db/tables.js";
 import { type FilledPage, fillPage } from "../../lib/paging.js";
@@ -32,13 +32,13 @@ export async function findPrevious(
   ids: readonly string[],
 ): Promise<Map<string, Previous>> {
   const found = new Map<string, Previous>();
-  for (let i = 0; i < ids.length; i += 500) {
+  for (const chunk of inListChunks(ids)) {
     const rows = await db
       .selectFrom("recordings")
       .select(["annotation_id", "latest_version", "created_at"])
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("annotation_id", "in", ids.slice(i, i + 500))
+      .where("annotation_id", "in", chunk)
       .execute();
     for (const r of rows) {
       found.set(r.annotation_id, {

@@ -1,4 +1,4 @@
-import { fixedBatches } from "../../db/batches.js";
+import { fixedBatches, inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow, UserMembershipRow, UserProfileRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
@@ -64,7 +64,7 @@ export async function membersAmong(
   userIds: readonly string[],
 ): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < userIds.length; i += 500) {
+  for (const chunk of inListChunks(userIds)) {
     const rows = await db
       .selectFrom("user_memberships")
       .select("user_id")
@@ -72,7 +72,7 @@ export async function membersAmong(
       .where("organization_id", "=", organizationId)
       .where("level", "=", at.level)
       .where("level_id", "=", at.id)
-      .where("user_id", "in", userIds.slice(i, i + 500))
+      .where("user_id", "in", chunk)
       .execute();
     for (const row of rows) found.add(row.user_id);
   }
@@ -208,26 +208,21 @@ export async function userRowsInOrganization(
   organizationId: string,
   userId: string,
 ): Promise<UserRowsInOrganization> {
+  const ofUser = { workspace_id: workspaceId, organization_id: organizationId, user_id: userId };
   const profile = await db
     .selectFrom("user_profiles")
     .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("user_id", "=", userId)
+    .where((eb) => eb.and(ofUser))
     .executeTakeFirst();
   const memberships = await db
     .selectFrom("user_memberships")
     .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("user_id", "=", userId)
+    .where((eb) => eb.and(ofUser))
     .execute();
   const grants = await db
     .selectFrom("access_grants")
     .selectAll()
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", organizationId)
-    .where("user_id", "=", userId)
+    .where((eb) => eb.and(ofUser))
     .execute();
   return { profile: profile ?? null, memberships, grants };
 }
@@ -242,13 +237,13 @@ export async function deleteAccessOfUsersInOrganization(
   organizationId: string,
   userIds: readonly string[],
 ): Promise<void> {
-  for (let i = 0; i < userIds.length; i += 500) {
+  for (const chunk of inListChunks(userIds)) {
     for (const table of ["user_memberships", "access_grants"] as const) {
       await db
         .deleteFrom(table)
         .where("workspace_id", "=", workspaceId)
         .where("organization_id", "=", organizationId)
-        .where("user_id", "in", userIds.slice(i, i + 500))
+        .where("user_id", "in", chunk)
         .execute();
     }
   }
@@ -261,12 +256,12 @@ export async function deleteProfilesOfUsersInOrganization(
   organizationId: string,
   userIds: readonly string[],
 ): Promise<void> {
-  for (let i = 0; i < userIds.length; i += 500) {
+  for (const chunk of inListChunks(userIds)) {
     await db
       .deleteFrom("user_profiles")
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("user_id", "in", userIds.slice(i, i + 500))
+      .where("user_id", "in", chunk)
       .execute();
   }
 }
@@ -279,13 +274,13 @@ export async function profilesOfUsers(
   userIds: readonly string[],
 ): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
-  for (let i = 0; i < userIds.length; i += 500) {
+  for (const chunk of inListChunks(userIds)) {
     const rows = await db
       .selectFrom("user_profiles")
       .select(["user_id", "profile"])
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("user_id", "in", userIds.slice(i, i + 500))
+      .where("user_id", "in", chunk)
       .execute();
     for (const row of rows) found.set(row.user_id, JSON.parse(row.profile) as Record<string, unknown>);
   }
@@ -319,8 +314,7 @@ export async function usersWithMembershipOn(
   levels: readonly LevelRef[],
 ): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < userIds.length; i += 500) {
-    const users = userIds.slice(i, i + 500);
+  for (const users of inListChunks(userIds)) {
     // One membership per user and level: the limit never cuts.
     const rows = await membershipsOfUsers(
       db,
