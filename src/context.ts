@@ -1,4 +1,3 @@
-import type { AccessType } from "./areas/hierarchy/paths.js";
 import type { Config } from "./config.js";
 import { WorkBudget } from "./db/budget.js";
 import type { Database } from "./db/database.js";
@@ -10,6 +9,10 @@ import type { JobSignal } from "./lib/job-signal.js";
 import type { Keys } from "./lib/keys.js";
 import type { PageTokens } from "./lib/page-token.js";
 import type { HostResolver } from "./webhooks/resolver.js";
+
+/** Who may open a folder or document: the access rule's three settings (docs/contract.md "Folders"). */
+export const ACCESS_TYPES = ["organizationPrivate", "restricted", "public"] as const;
+export type AccessType = (typeof ACCESS_TYPES)[number];
 
 /** The settings a workspace carries (docs/contract.md "Tenancy"). */
 export interface Workspace {

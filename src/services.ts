@@ -1,4 +1,7 @@
 import cluster from "node:cluster";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { sql } from "kysely";
 import { type Config, ConfigError } from "./config.js";
 import type { Services } from "./context.js";
@@ -6,7 +9,7 @@ import { type Database, migrate, type OpenOptions, openDatabase } from "./db/dat
 import { type Clock, systemClock } from "./lib/clock.js";
 import { type IdGenerator, randomId } from "./lib/ids.js";
 import { JobSignal } from "./lib/job-signal.js";
-import { resolveKeys } from "./lib/keys.js";
+import { deriveKeys, type Keys } from "./lib/keys.js";
 import { PageTokens } from "./lib/page-token.js";
 import { dnsResolver } from "./webhooks/dns.js";
 import type { HostResolver } from "./webhooks/resolver.js";
@@ -171,4 +174,23 @@ function where(url: string): string {
 
 function printRetry(message: string): void {
   process.stderr.write(`collabd: ${message}\n`);
+}
+
+/**
+ * Finds the key material (docs/contract.md "Running the service"): COLLABD_SECRET when set; on a SQLite file a secret
+ * generated into the data dir on first start (mode 0600) and reused; in memory a fresh one.
+ */
+function resolveKeys(config: Config, database: Database): Keys {
+  return deriveKeys(config.secret ?? fallbackSecret(database));
+}
+
+function fallbackSecret(database: Database): string {
+  if (database.dialect === "postgres") {
+    throw new ConfigError("COLLABD_SECRET is required with PostgreSQL: every process must share it.");
+  }
+  if (database.dataDir === null) return randomBytes(32).toString("base64url");
+  const file = join(database.dataDir, "secret");
+  if (!existsSync(file))
+    writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
+  return readFileSync(file, "utf8").trim();
 }

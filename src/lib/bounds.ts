@@ -1,4 +1,3 @@
-import type { Config } from "../config.js";
 import { invalidArgument } from "../errors.js";
 import { chunkRows, listLimit } from "./paging.js";
 
@@ -8,7 +7,12 @@ import { chunkRows, listLimit } from "./paging.js";
  * list page at most `maxPageBytes` characters of JSON, so no page can outgrow memory or
  * V8's string limit however the records were written.
  */
-type Limits = Pick<Config, "maxRecordBytes" | "maxPageBytes">;
+interface Limits {
+  /** COLLABD_MAX_RECORD_BYTES: UTF-8 bytes of one stored record's JSON. */
+  readonly maxRecordBytes: number;
+  /** COLLABD_MAX_PAGE_BYTES: characters of JSON one list page may hold. */
+  readonly maxPageBytes: number;
+}
 
 /** The page bounds of a list request: records asked for, characters, rows per query. */
 export function pageBounds(limits: Limits, pageSize: number | undefined) {

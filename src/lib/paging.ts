@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { Ctx } from "../context.js";
 import { invalidArgument } from "../errors.js";
-import type { Cursor } from "./page-token.js";
+import type { Clock } from "./clock.js";
+import type { Cursor, PageTokens } from "./page-token.js";
 
 /** Page size rules (docs/contract.md "Lists and page tokens"): default 1000, values above 1000 are treated as 1000. */
 export const MAX_PAGE_SIZE = 1000;
@@ -10,12 +10,19 @@ export function listLimit(pageSize: number | undefined): number {
   return Math.min(pageSize ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
 }
 
+/** What sealing and opening page tokens needs of a request (a `Ctx` has it; lib knows no context). */
+export interface Paging {
+  readonly workspace: { readonly id: string };
+  readonly pageTokens: PageTokens;
+  readonly clock: Clock;
+}
+
 /**
  * The token that resumes a list after `next`, sealed to the workspace and the query, or
  * "" on the last page (docs/contract.md "Lists and page tokens"). `now` defaults to the clock's.
  */
 export function nextPageToken(
-  ctx: Pick<Ctx, "workspace" | "pageTokens" | "clock">,
+  ctx: Paging,
   query: unknown,
   next: Cursor | null,
   now: number = ctx.clock.now(),
@@ -31,6 +38,20 @@ export function toTimeSortKey(cursor: readonly (string | number)[]): TimeSortKey
   const [timestamp, id] = cursor;
   if (typeof timestamp !== "number" || typeof id !== "string") throw invalidArgument("Invalid page token.");
   return [timestamp, id];
+}
+
+/**
+ * Where a list ordered by (timestamp, id) resumes: null without a token, else the token's
+ * position, once the token is shown to be sealed for this workspace and query
+ * (INVALID_ARGUMENT otherwise). `now` defaults to the clock's.
+ */
+export function openTimeSortKey(
+  ctx: Paging,
+  query: unknown,
+  pageToken: string | undefined,
+  now: number = ctx.clock.now(),
+): TimeSortKey | null {
+  return pageToken ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now)) : null;
 }
 
 /** One filled page: serialized records in order, and the key of the last one when more may follow. */

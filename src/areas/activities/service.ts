@@ -4,7 +4,7 @@ import type { ActivityRow } from "../../db/tables.js";
 import { failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { deletedItems, type ItemOutcome } from "../../lib/outcomes.js";
-import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, openTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/by-verbs.js";
 import { chargeUsage } from "../../quotas/check.js";
 import { recordsChanged } from "../../records/effects.js";
@@ -29,9 +29,7 @@ export async function getActivities(ctx: Ctx, input: GetActivitiesInput): Promis
   const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: bounds.limit };
-  const after = pageToken
-    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
-    : null;
+  const after = openTimeSortKey(ctx, query, pageToken);
   const page = await store.listActivities(
     ctx.reader,
     {

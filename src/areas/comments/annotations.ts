@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
-import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, openTimeSortKey } from "../../lib/paging.js";
 import type { CountAnnotationsInput, GetAnnotationsInput } from "./schemas.js";
 import * as store from "./store.js";
 
@@ -53,9 +53,7 @@ export async function getAnnotations(ctx: Ctx, input: GetAnnotationsInput): Prom
   const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: bounds.limit };
-  const after = pageToken
-    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
-    : null;
+  const after = openTimeSortKey(ctx, query, pageToken);
   const page = await store.listAnnotations(
     ctx.reader,
     {

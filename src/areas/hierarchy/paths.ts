@@ -16,8 +16,8 @@ export const MAX_STORED_DEPTH = MAX_FOLDER_DEPTH - 1;
 
 export const ROOT = "root";
 
-export const ACCESS_TYPES = ["organizationPrivate", "restricted", "public"] as const;
-export type AccessType = (typeof ACCESS_TYPES)[number];
+// Defined with the workspace that carries a default of them (context.ts), which knows no area.
+export { ACCESS_TYPES, type AccessType } from "../../context.js";
 
 /** The path key of the n-th folder of an organization. */
 export function pathKey(n: number): string {

@@ -3,7 +3,7 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import { type ErrorDetail, invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import { deletedItems } from "../../lib/outcomes.js";
-import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, openTimeSortKey } from "../../lib/paging.js";
 import { deleteDelta } from "../../quotas/by-verbs.js";
 import { recordsChanged } from "../../records/effects.js";
 import { usersWithDocumentAccess } from "../access/check.js";
@@ -115,9 +115,7 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   const view: store.UserView = input.unreadOnly ? "unread" : input.forYou ? "forYou" : "all";
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: bounds.limit };
-  const after = pageToken
-    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
-    : null;
+  const after = openTimeSortKey(ctx, query, pageToken);
   const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, bounds);
   return {
     records: page.records,

@@ -4,7 +4,7 @@ import type { RecordingRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { type ItemOutcome, outcomesById } from "../../lib/outcomes.js";
-import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, openTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { recordsChanged } from "../../records/effects.js";
 import { emitEvents, recordingEvent } from "../../webhooks/outbox.js";
@@ -26,9 +26,7 @@ export async function getRecordings(ctx: Ctx, input: GetRecordingsInput): Promis
   const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, pageSize: bounds.limit };
-  const after = pageToken
-    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
-    : null;
+  const after = openTimeSortKey(ctx, query, pageToken);
   const page = await store.listRecordings(
     ctx.reader,
     {

@@ -2,7 +2,7 @@ import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
 import type { ItemOutcome } from "../../lib/outcomes.js";
-import { nextPageToken, toTimeSortKey } from "../../lib/paging.js";
+import { nextPageToken, openTimeSortKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { notifyOutbox } from "../../webhooks/outbox.js";
 import {
@@ -170,9 +170,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
   const { pageToken, ...rest } = input;
   const query = { ...rest, pageSize: bounds.limit };
   const now = ctx.clock.now();
-  const after = pageToken
-    ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now))
-    : null;
+  const after = openTimeSortKey(ctx, query, pageToken, now);
   const page = await store.listDeliveries(
     ctx.reader,
     {
