@@ -130,12 +130,12 @@ export async function deleteDocumentRows(
   organizationId: string,
   ids: readonly string[],
 ): Promise<void> {
-  for (let i = 0; i < ids.length; i += 500) {
+  for (const chunk of inListChunks(ids)) {
     await db
       .deleteFrom("documents")
       .where("workspace_id", "=", workspaceId)
       .where("organization_id", "=", organizationId)
-      .where("id", "in", ids.slice(i, i + 500))
+      .where("id", "in", chunk)
       .execute();
   }
 }
