@@ -1,6 +1,7 @@
 import type { PersonalDataKind } from "./kind.js";
 import { activities } from "./kinds/activities.js";
 import { comments, reactions } from "./kinds/comments.js";
+import { commentMentions, documentMetadata, organizationMetadata } from "./kinds/copies.js";
 import { grants } from "./kinds/grants.js";
 import { notificationConfigs } from "./kinds/notification-configs.js";
 import { notifications } from "./kinds/notifications.js";
@@ -20,6 +21,9 @@ export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
   notificationConfigs,
   comments,
   reactions,
+  commentMentions,
+  organizationMetadata,
+  documentMetadata,
   notifications,
   recordings,
   activities,

@@ -71,11 +71,11 @@ export const userDataOperations = [
     example: {
       data: { userIds: ["u4"], organizationIds: ["org-1"] },
       message: INITIATED,
-      result: { jobId: "job-1", tasksCount: 8 },
+      result: { jobId: "job-1", tasksCount: 22 },
       topLevel: {
         status: "success",
         message: INITIATED,
-        data: { jobId: "job-1", tasksCount: 8 },
+        data: { jobId: "job-1", tasksCount: 22 },
         statusCode: 202,
       },
     },

@@ -5,11 +5,19 @@ import type { Position } from "./kind.js";
 /** Rows of a table's key range a batch looks at, matched or not: bounds each transaction's work. */
 export const SCAN_ROWS = 2_000;
 
-/** A table whose rows hold a JSON `record`, walked in (organization_id, key) order. */
+/** A table whose rows hold JSON (`record`, or open `metadata`), walked in (organization_id, key) order. */
 export interface RecordTable {
-  readonly table: "notifications" | "recordings" | "activities";
-  /** The key after organization_id in the primary key. */
-  readonly key: "id" | "annotation_id";
+  readonly table:
+    | "notifications"
+    | "recordings"
+    | "activities"
+    | "comment_annotations"
+    | "organizations"
+    | "documents";
+  /** The key after organization_id in the primary key (organizations: organization_id itself). */
+  readonly key: "id" | "annotation_id" | "organization_id";
+  /** The JSON column; default `record`. */
+  readonly column?: "record" | "metadata";
 }
 
 export interface ScannedRow {
@@ -18,10 +26,20 @@ export interface ScannedRow {
   readonly record: string;
 }
 
+const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 /** `%"<id>"%` with LIKE's wildcards escaped: a prefilter for records naming the user (JSON quotes it). */
 export function quotedNeedle(userId: string): string {
-  return `%${JSON.stringify(userId).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${likeEscaped(JSON.stringify(userId))}%`;
 }
+
+/** `%{{<id>}}%`: a mention token inside text (`commentText`, templates), as JSON stores it. */
+export function mentionNeedle(userId: string): string {
+  return `%${likeEscaped(JSON.stringify(mentionToken(userId)).slice(1, -1))}%`;
+}
+
+/** How text mentions a user (`{{userId}}`). */
+export const mentionToken = (userId: string) => `{{${userId}}}`;
 
 function organizations(ids: readonly string[] | null): RawBuilder<unknown> {
   return ids === null ? sql`` : sql`and organization_id in (${sql.join(ids.map((id) => sql`${id}`))})`;
@@ -54,10 +72,12 @@ export async function scanRecords(
     order by organization_id, ${key} limit ${scanRows}`.execute(db);
   const last = bound.rows.at(-1);
   if (!last) return { rows: [], next: null };
+  const json = sql.ref(t.column ?? "record");
   const { rows } = await sql<ScannedRow>`
-    select organization_id, ${key} as key, record from ${table}
+    select organization_id, ${key} as key, ${json} as record from ${table}
     where ${where} and (organization_id, ${key}) <= (${last.organization_id}, ${last.key})
-      and record like ${quotedNeedle(scope.userId)} escape '\\'
+      and (${json} like ${quotedNeedle(scope.userId)} escape '\\'
+        or ${json} like ${mentionNeedle(scope.userId)} escape '\\')
     order by organization_id, ${key}`.execute(db);
   return { rows, next: bound.rows.length < scanRows ? null : [last.organization_id, last.key] };
 }

@@ -19,7 +19,7 @@ const isUserOf = (value: unknown, userId: string): boolean =>
  * Returns the same value when nothing named the user.
  */
 export function scrub(value: unknown, userId: string, pseudonym: string): unknown {
-  if (typeof value === "string") return value === userId ? pseudonym : value;
+  if (typeof value === "string") return value === userId ? pseudonym : scrubText(value, userId, pseudonym);
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) {
     let changed = false;
@@ -48,6 +48,21 @@ export function scrub(value: unknown, userId: string, pseudonym: string): unknow
     out[key] = next;
   }
   return changed ? out : value;
+}
+
+/**
+ * Text that mentions the user: the `{{userId}}` token (commentText, templates) and the id
+ * quoted in rendered HTML (`commentHtml`'s attributes) become the pseudonym's.
+ */
+function scrubText(text: string, userId: string, pseudonym: string): string {
+  if (!text.includes(userId)) return text;
+  return text
+    .split(`{{${userId}}}`)
+    .join(`{{${pseudonym}}}`)
+    .split(`"${userId}"`)
+    .join(`"${pseudonym}"`)
+    .split(`'${userId}'`)
+    .join(`'${pseudonym}'`);
 }
 
 /** Whether a record names the user anywhere scrub would look. */
