@@ -32,7 +32,11 @@ forEachDialect("collabd user export|erase", (server) => {
 
     const erased = await runCli(["user", "erase", ...base, "--json"], env);
     expect(erased.code, erased.stderr).toBe(0);
-    expect(JSON.parse(erased.stdout)).toMatchObject({ tasksCount: 22, isDeleteCompleted: true, tasksLeft: 0 });
+    expect(JSON.parse(erased.stdout)).toMatchObject({
+      tasksCount: 22,
+      isDeleteCompleted: true,
+      tasksLeft: 0,
+    });
     const again = await runCli(["user", "export", ...base, "--organization", "o"], env);
     expect(JSON.parse(again.stdout).data.activities).toEqual([]);
   });
