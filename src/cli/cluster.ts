@@ -5,28 +5,39 @@ import type { Logger } from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { aggregateMetrics } from "../http/cluster-metrics.js";
+import { FORWARD, type ForwardAnswer, type ForwardRequest } from "../http/forward.js";
 import { openServices } from "../services.js";
-import { startWriter, type Writer } from "./writer.js";
+import {
+  ROLE_VARIABLE,
+  WRITER_READY,
+  WRITER_ROLE,
+  WRITER_START_BACKGROUND,
+  WRITER_STOPPING,
+} from "./writer.js";
+import { WriterRelay } from "./writer-relay.js";
 
-/** Workers get this long after SIGTERM (their own drain is 10 s) before they are killed. */
+/** Workers get this long after SIGTERM (their own drain is 10 s) before they are killed; so does the writer after them. */
 const STOP_GRACE_MS = 12_000;
+/** A process that dies is restarted at once, unless processes died this often within RESTART_WINDOW_MS. */
+const MAX_RESTARTS = 10;
+const RESTART_WINDOW_MS = 60_000;
 
 /**
  * `collabd serve` with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"). This process
- * serves no HTTP itself: it migrates and makes the configured
- * credentials valid before any worker starts (so workers never race a migration), checks
- * the port is free (a taken port fails here, as one line, as in one process), forks the
- * workers — each a whole `serve` with its own pool and webhook worker, sharing the port
- * through node:cluster — and once all listen creates the first workspace if there is none
- * and prints its credentials, then logs `listening`. It answers the workers' `/metrics`
- * with the sum over all of them. A worker that stops on its own stops the service (the
- * others get SIGTERM and the supervisor exits with its code), the way one process's failure
- * would; SIGTERM/SIGINT stop every worker gracefully and exit 0 when all exited 0. If the
- * supervisor dies (SIGKILL), node:cluster makes each worker exit at once.
+ * serves no HTTP and runs no request: it migrates and makes the configured credentials valid
+ * before any child starts (so none races a migration), checks the port is free (a taken port
+ * fails here, as one line), then manages processes. On a SQLite file it forks the writer
+ * (src/cli/writer.ts) and relays the workers' writes to it (src/cli/writer-relay.ts); then it
+ * forks the workers — each a whole `serve`, sharing the port through node:cluster — and once
+ * all listen creates the first workspace if there is none, prints its credentials and logs
+ * `listening`. It answers the workers' `/metrics` with the aggregate over every process.
  *
- * On a SQLite file it is also the writer (src/cli/writer.ts): it keeps the database open,
- * runs every write the workers forward, the webhook delivery and erasure workers and the
- * WAL checkpointer, and closes the database only once every worker has exited.
+ * The loss of one child is not an outage: a worker that dies is forked again while the others
+ * serve; a writer that dies is forked again while the workers' writes are refused with 503 and
+ * `Retry-After` (nothing applied). Processes dying more than MAX_RESTARTS times in a minute
+ * stop the service with the last one's code, for the outside supervisor (systemd,
+ * Kubernetes). SIGTERM/SIGINT stop the workers gracefully, then the writer, and exit 0 when
+ * all exited 0. If this process dies (SIGKILL), node:cluster makes every child exit at once.
  */
 export async function superviseWorkers(config: Config, logger: Logger): Promise<void> {
   const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
@@ -42,38 +53,90 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     throw error;
   }
 
-  // Before the first fork: a worker may forward a write as soon as it listens.
-  const writer: Writer | null = services.database.dialect === "sqlite" ? startWriter(services, logger) : null;
-  aggregateMetrics(writer ? [writer.registry] : []);
-  // The IPC channel stays JSON (node's default), not "advanced": no faster for forwarded writes
-  // here, and its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
-  const workers = Array.from({ length: config.workers }, () => cluster.fork());
+  const relay = services.database.dialect === "sqlite" ? new WriterRelay() : null;
+  aggregateMetrics();
+  let writer: Worker | null = null;
+  const workers = new Set<Worker>();
+  let serving = false;
   let stopping = false;
   let exitCode = 0;
-  const live = new Set<Worker>(workers);
-  const stopAll = () => {
-    stopping = true;
-    writer?.stopping();
-    for (const worker of live) worker.process.kill("SIGTERM");
-    setTimeout(() => {
-      for (const worker of live) worker.process.kill("SIGKILL");
-      process.exit(1);
-    }, STOP_GRACE_MS).unref();
-  };
-  const allExited = new Promise<void>((resolve) => {
-    cluster.on("exit", (worker, code, signal) => {
-      live.delete(worker);
-      if (!stopping) {
-        // One worker's failure (a fatal storage error, a crash) stops the service, as it would one process.
-        logger.error({ pid: worker.process.pid, code, signal }, "a worker stopped; stopping the others");
-        exitCode = code || 1;
-        stopAll();
-      } else if (code !== 0) exitCode = exitCode || code || 1;
-      if (live.size === 0) resolve();
-    });
+  const exits: number[] = [];
+  let allGone: () => void = () => {};
+  const gone = new Promise<void>((resolve) => {
+    allGone = resolve;
   });
 
-  // From the fork on: a signal before the workers listen must stop them too, not orphan them.
+  // The IPC channel stays JSON (node's default), not "advanced": no faster for forwarded writes
+  // here, and its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
+  const forkWorker = () => {
+    const worker = cluster.fork();
+    workers.add(worker);
+    return worker;
+  };
+  const forkWriter = () => {
+    writer = cluster.fork({ [ROLE_VARIABLE]: WRITER_ROLE });
+    return writer;
+  };
+
+  cluster.on("message", (from: Worker, message: { type?: string } | null) => {
+    if (relay === null) return;
+    if (message?.type === FORWARD) {
+      if (from === writer) relay.fromWriter(message as ForwardAnswer);
+      else relay.fromWorker(from, message as ForwardRequest);
+    } else if (message?.type === WRITER_READY && from === writer) {
+      relay.ready(from);
+      // A writer restarted while serving takes the background work over at once.
+      if (serving && !stopping) from.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
+    }
+  });
+
+  const stopWriterOnceWorkersExited = () => {
+    if (workers.size > 0) return;
+    if (writer === null) return allGone();
+    const last = writer;
+    last.process.kill("SIGTERM");
+    setTimeout(() => last.process.kill("SIGKILL"), STOP_GRACE_MS).unref();
+  };
+  const stopAll = () => {
+    stopping = true;
+    writer?.send({ type: WRITER_STOPPING }, undefined, undefined, () => {});
+    for (const worker of workers) worker.process.kill("SIGTERM");
+    setTimeout(() => {
+      for (const worker of workers) worker.process.kill("SIGKILL");
+    }, STOP_GRACE_MS).unref();
+    stopWriterOnceWorkersExited();
+  };
+
+  cluster.on("exit", (worker, code, signal) => {
+    const role = worker === writer ? "writer" : "worker";
+    if (worker === writer) {
+      relay?.writerExited(worker);
+      writer = null;
+    } else workers.delete(worker);
+    if (stopping) {
+      if (code !== 0) exitCode = exitCode || code || 1;
+      stopWriterOnceWorkersExited();
+      return;
+    }
+    const now = Date.now();
+    exits.push(now);
+    while (exits.length > 0 && exits[0]! < now - RESTART_WINDOW_MS) exits.shift();
+    if (!serving || exits.length > MAX_RESTARTS) {
+      // Start-up failed, or the processes keep dying: stop the service with that code.
+      logger.error(
+        { pid: worker.process.pid, role, code, signal },
+        "a process stopped; stopping the service",
+      );
+      exitCode = code || 1;
+      stopAll();
+      return;
+    }
+    logger.error({ pid: worker.process.pid, role, code, signal }, `the ${role} stopped; starting another`);
+    if (role === "writer") forkWriter();
+    else forkWorker();
+  });
+
+  // From the first fork on: a signal before the workers listen must stop them too, not orphan them.
   const stop = (signal: string) => {
     if (stopping) return;
     logger.info({ signal }, "shutting down");
@@ -83,18 +146,22 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   process.once("SIGINT", () => stop("SIGINT"));
   let address: { address: string; port: number };
   try {
-    address = await allListening(workers, allExited);
+    if (relay) await writerReady(forkWriter());
+    address = await allListening(Array.from({ length: config.workers }, forkWorker));
+    if (stopping) throw new Error("stopped during start-up");
   } catch {
-    // A worker failed to start and printed its one line; stop the rest and exit with its code.
+    // A child failed to start and printed its one line; stop the rest and exit with its code.
     if (!stopping) stopAll();
-    await allExited;
-    await (writer ? writer.close() : services.database.close()).catch(() => {});
+    await gone;
+    await services.database.close().catch(() => {});
     process.exit(exitCode || 1);
   }
   const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
-  // PostgreSQL: the workers hold the connections; the supervisor's pool is of no more use.
-  if (writer) writer.startBackgroundWork();
-  else await services.database.close();
+  // The children hold the connections; this process's are of no more use.
+  await services.database.close();
+  serving = true;
+  // `writer` is set by the fork above (and by restarts): TypeScript cannot see closures assign it.
+  (writer as Worker | null)?.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
   if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   logger.info(
     {
@@ -104,20 +171,22 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     },
     "listening",
   );
-  await allExited;
-  if (writer) {
-    try {
-      await writer.close();
-    } catch (error) {
-      logger.error({ err: error }, "closing the writer failed");
-      exitCode = exitCode || 1;
-    }
-  }
+  await gone;
   process.exit(exitCode);
 }
 
+/** Resolves once the writer process has opened the database; rejects if it exits first. */
+function writerReady(writer: Worker): Promise<void> {
+  return new Promise((resolve, reject) => {
+    writer.on("message", (message: { type?: string } | null) => {
+      if (message?.type === WRITER_READY) resolve();
+    });
+    writer.once("exit", () => reject(new Error("the writer exited before it was ready")));
+  });
+}
+
 /** Resolves once every worker listens (with the shared address); rejects if one exits first. */
-function allListening(workers: readonly Worker[], exited: Promise<void>) {
+function allListening(workers: readonly Worker[]) {
   return new Promise<{ address: string; port: number }>((resolve, reject) => {
     let waiting = workers.length;
     for (const worker of workers) {
@@ -126,7 +195,6 @@ function allListening(workers: readonly Worker[], exited: Promise<void>) {
       });
       worker.once("exit", () => reject(new Error("a worker exited before listening")));
     }
-    void exited.then(() => reject(new Error("every worker exited")));
   });
 }
 

@@ -2,17 +2,16 @@ import cluster from "node:cluster";
 import { setFlagsFromString } from "node:v8";
 import pino from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
+import { type BackgroundWork, startBackgroundWork } from "../background.js";
 import type { Config } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { forwardingDatabase, WriteForwarder } from "../http/forward.js";
 import { openServices } from "../services.js";
-import { DeliveryWorker } from "../webhooks/worker.js";
 import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
+import { ROLE_VARIABLE, runWriter, WRITER_ROLE } from "./writer.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
-/** Webhook attempts in flight get this long to finish on shutdown; the rest are handed back. */
-const WEBHOOK_DRAIN_MS = 8_000;
 
 /**
  * After a full garbage collection the old generation may grow to 1.5× what survived,
@@ -30,6 +29,8 @@ export async function serve(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { service: "collabd" } });
   // COLLABD_WORKERS > 1: this process supervises, the workers (cluster.isWorker) serve.
   if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config, logger);
+  // The SQLite writer process the supervisor forks (src/cli/writer.ts): no HTTP.
+  if (cluster.isWorker && process.env[ROLE_VARIABLE] === WRITER_ROLE) return runWriter(config, logger);
   const inWorker = cluster.isWorker;
   // A worker on a SQLite file forwards its writes (below): the writer checkpoints the file.
   const forwardsWrites = inWorker && config.databaseUrl.startsWith("sqlite:");
@@ -42,11 +43,11 @@ export async function serve(config: Config): Promise<void> {
     !inWorker && config.bootstrapApiKey && config.bootstrapAuthToken
       ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
       : null;
-  // A worker on a SQLite file reads here and forwards every write to the supervisor, the
-  // one writer, which also runs the webhook and erasure workers (src/cli/writer.ts).
+  // A worker on a SQLite file reads here and forwards every write, through the supervisor, to
+  // the writer process, which also runs the background work (src/cli/writer.ts).
   const forward = forwardsWrites
     ? new WriteForwarder(
-        // A closed channel (the writer died) is no 'error' event: node:cluster ends this worker anyway.
+        // A closed channel (the supervisor died) is no 'error' event: node:cluster ends this worker anyway.
         (message) => process.send?.(message, undefined, undefined, () => {}),
         config.transport.requestTimeoutMs,
       )
@@ -56,7 +57,7 @@ export async function serve(config: Config): Promise<void> {
     ? { ...services, database: forwardingDatabase(services.database, forward) }
     : services;
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
-  let worker: DeliveryWorker | null = null;
+  let background: BackgroundWork | null = null;
   try {
     // Configured credentials are known already: make them valid before the first request.
     if (fixed) await bootstrap(services.database.db, services.clock, fixed);
@@ -69,10 +70,8 @@ export async function serve(config: Config): Promise<void> {
     // Generated credentials only once the address is ours: created and then not shown
     // (the port was taken), they would be lost for good (docs/contract.md "Running the service").
     const outcome = fixed || inWorker ? null : await bootstrap(services.database.db, services.clock, null);
-    if (!forward) {
-      worker = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
-      worker.start();
-    }
+    // A process that writes runs the background work; one that forwards leaves it to the writer.
+    if (!forward) background = startBackgroundWork(services, logger);
     if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   } catch (error) {
     // The caller prints one line and exits; close what is open so nothing is left half-written.
@@ -96,7 +95,8 @@ export async function serve(config: Config): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
-    await Promise.all([app?.close(), worker?.stop(WEBHOOK_DRAIN_MS)]);
+    background?.stopping();
+    await Promise.all([app?.close(), background?.stop()]);
     await services.database.close();
     process.exit(0);
   };

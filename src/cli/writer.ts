@@ -1,95 +1,91 @@
-import cluster, { type Worker } from "node:cluster";
 import type { Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { contextFor, type Services } from "../context.js";
+import { type BackgroundWork, startBackgroundWork } from "../background.js";
+import type { Config } from "../config.js";
+import { type Ctx, contextFor, type Services } from "../context.js";
+import { unavailable } from "../errors.js";
 import { withAliases } from "../http/aliases.js";
+import { shareMetrics } from "../http/cluster-metrics.js";
 import { toApiError } from "../http/errors.js";
 import { FORWARD, type ForwardAnswer, type ForwardRequest, toWire } from "../http/forward.js";
-import { allJobTypes } from "../http/job-types.js";
 import type { Operation } from "../http/operation.js";
 import { allOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
-import { JobWorker } from "../jobs/worker.js";
-import { DeliveryWorker } from "../webhooks/worker.js";
+import { openServices } from "../services.js";
 
-/** Webhook attempts in flight get this long to finish on shutdown, as in one process (serve.ts). */
-const WEBHOOK_DRAIN_MS = 8_000;
+/** The environment variable the supervisor sets on the process it forks as the SQLite writer. */
+export const ROLE_VARIABLE = "COLLABD_PROCESS_ROLE";
+export const WRITER_ROLE = "writer";
 
-/** The supervisor of a SQLite service with COLLABD_WORKERS > 1: the one process that writes. */
-export interface Writer {
-  /** Group commits, WAL syncs, checkpoints and this process's memory, summed into `/metrics`. */
-  readonly registry: Registry;
-  /** Webhook deliveries and erasure jobs, once the first workspace exists and the workers listen. */
-  startBackgroundWork(): void;
-  /** Shutdown began: webhook attempts in flight start draining while the workers drain their requests. */
-  stopping(): void;
-  /** Once every worker has exited: no forwarded write is left; stops the background work, closes the database. */
-  close(): Promise<void>;
-}
+/** Messages between the supervisor and the writer process, beside forwarded writes. */
+export const WRITER_READY = "collabd:writer-ready";
+export const WRITER_START_BACKGROUND = "collabd:writer-start-background";
+export const WRITER_STOPPING = "collabd:writer-stopping";
 
-export function startWriter(services: Services, logger: Logger): Writer {
+/**
+ * The writer of a SQLite service with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"):
+ * a child process of the supervisor, which restarts it if it dies. It serves no HTTP; it
+ * keeps the database open with the WAL checkpointer, answers every write the workers forward
+ * (relayed by the supervisor, src/cli/writer-relay.ts) on its group commit and WAL sync, and
+ * runs the background workers once told to. SIGTERM (once every worker has exited): drains
+ * webhook attempts, stops the background work, closes the database and exits 0.
+ */
+export async function runWriter(config: Config, logger: Logger): Promise<void> {
+  const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "collabd_" });
   const stopMetrics = registerStorageMetrics(logger, services.database, registry);
-  const idle = serveForwardedWrites(services, logger);
-  let delivery: DeliveryWorker | null = null;
-  let erasure: JobWorker | null = null;
-  let drained: Promise<void> | null = null;
-  return {
-    registry,
-    startBackgroundWork: () => {
-      // A signal that came during start-up: nothing to start, close() follows.
-      if (drained) return;
-      delivery = new DeliveryWorker(services, { log: logger.child({ component: "webhooks" }) });
-      delivery.start();
-      erasure = new JobWorker(services, allJobTypes, logger.child({ component: "jobs" }));
-      erasure.start();
-    },
-    stopping: () => {
-      drained ??= delivery?.stop(WEBHOOK_DRAIN_MS) ?? Promise.resolve();
-    },
-    close: async () => {
-      drained ??= delivery?.stop(WEBHOOK_DRAIN_MS) ?? Promise.resolve();
-      await idle();
-      await Promise.all([drained, erasure?.stop()]);
-      stopMetrics();
-      await services.database.close();
-    },
-  };
-}
-
-/**
- * The writer's end of forwarded writes (SQLite with COLLABD_WORKERS > 1; src/http/forward.ts):
- * answers each worker's request on this process's database — its group commit and WAL sync.
- * Returns a function that resolves once no forwarded request is running.
- */
-function serveForwardedWrites(services: Services, logger: Logger): () => Promise<void> {
+  shareMetrics(registry);
   const answer = forwardedWrites(services, logger.child({ component: "writer" }));
   const running = new Set<Promise<void>>();
-  cluster.on("message", (worker: Worker, message: ForwardRequest) => {
-    if (message?.type !== FORWARD) return;
-    const done = answer(message).then((reply) => {
-      // A worker that exited meanwhile has no one waiting; the write itself is committed or not.
-      // The callback takes a send error that would otherwise be an 'error' event, fatal here.
-      if (worker.isConnected()) worker.send(reply, undefined, undefined, () => {});
-    });
-    running.add(done);
-    void done.finally(() => running.delete(done));
+  let background: BackgroundWork | null = null;
+  let stopping = false;
+  process.on("message", (message: { type?: string } | null) => {
+    if (message?.type === FORWARD) {
+      const request = message as ForwardRequest;
+      const done = answer(request).then((reply) => {
+        // The callback takes a send error (the supervisor gone) that would otherwise be fatal here.
+        process.send?.({ ...reply, from: request.from }, undefined, undefined, () => {});
+      });
+      running.add(done);
+      void done.finally(() => running.delete(done));
+    } else if (message?.type === WRITER_START_BACKGROUND && !stopping) {
+      background ??= startBackgroundWork(services, logger);
+    } else if (message?.type === WRITER_STOPPING) {
+      stopping = true;
+      background?.stopping();
+    }
   });
-  return async () => {
-    while (running.size > 0) await Promise.allSettled([...running]);
-  };
+  process.once("SIGTERM", () => {
+    stopping = true;
+    background?.stopping();
+    void (async () => {
+      while (running.size > 0) await Promise.allSettled([...running]);
+      await background?.stop();
+      stopMetrics();
+      await services.database.close();
+      process.exit(0);
+    })().catch((error: unknown) => {
+      logger.error({ err: error }, "closing the writer failed");
+      process.exit(1);
+    });
+  });
+  logger.info({ dialect: services.database.dialect }, "writer ready");
+  process.send?.({ type: WRITER_READY });
 }
 
 /**
  * Runs one forwarded request: the operation at its path with the worker's workspace and
  * request id, answered with the Outcome once the write is durable, or with the error as
  * plain data. An internal error is logged here, where its stack is; the worker answers it
- * as one process would (500, or 503 for the database).
+ * as one process would (500, or 503 for the database). A request whose deadline has passed
+ * before its first write starts is refused (503, nothing applied); one whose write started
+ * is answered with its real outcome, however late.
  */
 export function forwardedWrites(
   services: Services,
   log: { error(fields: object, message: string): void },
+  now: () => number = Date.now,
 ): (message: ForwardRequest) => Promise<ForwardAnswer> {
   const byPath = new Map<string, Operation>(withAliases(allOperations).map((op) => [op.path, op]));
   return async (message) => {
@@ -102,8 +98,13 @@ export function forwardedWrites(
       }
       const op = byPath.get(message.path);
       if (!op) throw new Error(`no operation at ${message.path}`);
+      const { deadline } = message;
+      if (deadline !== undefined && now() > deadline) throw pastDeadline();
       const ctx = contextFor(services, message.workspace, message.requestId);
-      const outcome = await op.handle(ctx, message.data as never);
+      const outcome = await op.handle(
+        deadline === undefined ? ctx : withDeadline(ctx, deadline, now),
+        message.data as never,
+      );
       return { type: FORWARD, id, outcome };
     } catch (error) {
       const { internal } = toApiError(error, services.config.bodyLimitBytes);
@@ -112,5 +113,26 @@ export function forwardedWrites(
       }
       return { type: FORWARD, id, error: toWire(error) };
     }
+  };
+}
+
+const pastDeadline = () =>
+  unavailable("The write waited past its deadline for the writer; nothing was applied. Try again.", 1);
+
+/**
+ * The deadline checked where the commit happens: inside the write transaction, as the
+ * request's first write starts (after its wait in the group commit's queue). Throwing there
+ * rolls the job back alone; once a write has started the request runs to its real outcome.
+ */
+function withDeadline(ctx: Ctx, deadline: number, now: () => number): Ctx {
+  let started = false;
+  return {
+    ...ctx,
+    write: (work, rows) =>
+      ctx.write(async (trx) => {
+        if (!started && now() > deadline) throw pastDeadline();
+        started = true;
+        return work(trx);
+      }, rows),
   };
 }

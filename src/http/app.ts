@@ -11,7 +11,6 @@ import type { Config, TrustProxy } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
-import { JobWorker } from "../jobs/worker.js";
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
@@ -21,7 +20,6 @@ import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeo
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { ForwardWrite, type WriteForwarder } from "./forward.js";
-import { allJobTypes } from "./job-types.js";
 import { registerAdmissionMetrics, withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
@@ -45,7 +43,7 @@ export interface AppOptions {
   readonly operations?: readonly Operation[];
   /**
    * A worker of a SQLite service with COLLABD_WORKERS > 1 (src/cli/writer.ts): requests that
-   * write are re-run in the writer process, and the erasure worker runs there, not here.
+   * write are re-run in the writer process.
    */
   readonly forward?: WriteForwarder;
 }
@@ -149,14 +147,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
         .type(JSON_TYPE)
         .send(render({ message: "Echo.", data: (request.body as { data?: unknown })?.data ?? null })),
     );
-  }
-
-  // Durable jobs (erasure, delete sweeps) run in every serving process that writes, on the
-  // request path's writer (src/jobs/worker.ts); a forwarding worker leaves them to the writer process.
-  if (!options.forward) {
-    const erasure = new JobWorker(services, allJobTypes, app.log);
-    app.addHook("onReady", async () => erasure.start());
-    app.addHook("onClose", async () => erasure.stop());
   }
 
   const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);

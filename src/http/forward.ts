@@ -1,7 +1,7 @@
 import type { Workspace } from "../context.js";
 import type { Database } from "../db/database.js";
 import { StorageHealth } from "../db/storage-faults.js";
-import { ApiError, apiErrorFromWire, apiErrorToWire, type WireApiError } from "../errors.js";
+import { ApiError, apiErrorFromWire, apiErrorToWire, unavailable, type WireApiError } from "../errors.js";
 import type { Outcome } from "./operation.js";
 
 /*
@@ -21,22 +21,57 @@ export class ForwardWrite extends Error {
   }
 }
 
-/** What a worker asks the writer. `kind: "probe"` is `/healthz`'s storage probe. */
+/**
+ * What a worker asks the writer. `kind: "probe"` is `/healthz`'s storage probe. `from` is
+ * set by the supervisor, which relays each request to the writer process and its answer
+ * back to the worker that asked (src/cli/writer-relay.ts).
+ */
 export type ForwardRequest =
   | {
       readonly type: typeof FORWARD;
       readonly id: number;
+      readonly from?: number;
       readonly kind: "operation";
       readonly path: string;
       readonly workspace: Workspace;
       readonly requestId: string;
       readonly data: unknown;
+      /**
+       * Epoch ms after which the writer must not start the write: it refuses it instead (503,
+       * nothing applied). A write it has started is always answered with its real outcome.
+       */
+      readonly deadline?: number;
     }
-  | { readonly type: typeof FORWARD; readonly id: number; readonly kind: "probe" };
+  | { readonly type: typeof FORWARD; readonly id: number; readonly from?: number; readonly kind: "probe" };
 
 export type ForwardAnswer =
-  | { readonly type: typeof FORWARD; readonly id: number; readonly outcome: Outcome | null }
-  | { readonly type: typeof FORWARD; readonly id: number; readonly error: WireError };
+  | {
+      readonly type: typeof FORWARD;
+      readonly id: number;
+      readonly from?: number;
+      readonly outcome: Outcome | null;
+    }
+  | { readonly type: typeof FORWARD; readonly id: number; readonly from?: number; readonly error: WireError };
+
+/** Past its deadline, the worker still waits this long for the writer's answer before it calls the outcome unknown. */
+const ANSWER_GRACE_MS = 30_000;
+
+/**
+ * The answer when a forwarded write's outcome cannot be known (the writer process died while it
+ * ran, or never answered): not 503, which promises that nothing was applied.
+ */
+export function outcomeUnknown(): ApiError {
+  return new ApiError(
+    "INTERNAL",
+    "The writer process stopped before answering this write, which may have been applied. " +
+      "Send writes with an Idempotency-Key to retry them safely.",
+  );
+}
+
+/** Refused before it could commit: the writer is not running (it is being restarted). */
+export function writerRestarting(): ApiError {
+  return unavailable("The writer process is restarting; nothing was applied. Try again shortly.", 1);
+}
 
 /**
  * An error as plain data: enough for the worker's error handler to answer exactly what the
@@ -81,8 +116,15 @@ export class WriteForwarder {
 
   constructor(
     private readonly send: (message: ForwardRequest) => void,
-    /** A forwarded request gives up after this long (0: never), answering 503; the writer's death ends the worker anyway. */
+    /**
+     * A forwarded write's deadline, from now (0: none): the writer refuses to start it later
+     * (503, nothing applied). A probe gives up after this long.
+     */
     private readonly timeoutMs: number,
+    private readonly clock: { readonly now: () => number; readonly graceMs: number } = {
+      now: Date.now,
+      graceMs: ANSWER_GRACE_MS,
+    },
   ) {}
 
   /** Feed every message the writer sends here. */
@@ -98,27 +140,40 @@ export class WriteForwarder {
 
   /** Runs the operation at `path` in the writer; resolves with its Outcome or rejects with its error. */
   async operation(path: string, workspace: Workspace, requestId: string, data: unknown): Promise<Outcome> {
-    const answer = await this.ask({ kind: "operation", path, workspace, requestId, data });
+    const deadline = this.timeoutMs > 0 ? { deadline: this.clock.now() + this.timeoutMs } : {};
+    // Once sent, only the writer knows whether the write commits: wait for its answer (it
+    // refuses what it has not started by the deadline); past a grace the outcome is unknown.
+    const answer = await this.ask(
+      { kind: "operation", path, workspace, requestId, data, ...deadline },
+      this.timeoutMs > 0 ? this.timeoutMs + this.clock.graceMs : 0,
+      outcomeUnknown,
+    );
     if ("error" in answer) throw fromWire(answer.error);
     return answer.outcome as Outcome;
   }
 
   async probe(): Promise<void> {
-    const answer = await this.ask({ kind: "probe" });
+    const answer = await this.ask(
+      { kind: "probe" },
+      this.timeoutMs,
+      () => new ApiError("UNAVAILABLE", "The writer process did not answer in time; try again later."),
+    );
     if ("error" in answer) throw fromWire(answer.error);
   }
 
-  private ask(request: DistributiveOmit<ForwardRequest, "type" | "id">): Promise<ForwardAnswer> {
+  private ask(
+    request: DistributiveOmit<ForwardRequest, "type" | "id">,
+    giveUpMs: number,
+    giveUp: () => ApiError,
+  ): Promise<ForwardAnswer> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       const timer =
-        this.timeoutMs > 0
+        giveUpMs > 0
           ? setTimeout(() => {
               this.pending.delete(id);
-              reject(
-                new ApiError("UNAVAILABLE", "The writer process did not answer in time; try again later."),
-              );
-            }, this.timeoutMs)
+              reject(giveUp());
+            }, giveUpMs)
           : undefined;
       timer?.unref();
       this.pending.set(id, { resolve, ...(timer ? { timer } : {}) });

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireWorkspace } from "../../src/areas/workspaces/service.js";
 import { forwardedWrites } from "../../src/cli/writer.js";
+import { WriterRelay } from "../../src/cli/writer-relay.js";
 import { ApiError, unavailable } from "../../src/errors.js";
 import { buildApp } from "../../src/http/app.js";
 import { toApiError } from "../../src/http/errors.js";
@@ -177,6 +179,52 @@ forEachDialect(
       expect(forwarded.slice(before + 1)).toEqual(["/v2/activities/add"]);
     });
 
+    it("refuses a forwarded write whose deadline passed before its write started (503, nothing applied), and answers one that started with its real outcome", async () => {
+      const s = server();
+      const workspace = await requireWorkspace(s.services.database.db, s.creds.apiKey);
+      const message = (id: string, deadline: number) =>
+        ({
+          type: "collabd:forward",
+          id: 1,
+          kind: "operation",
+          path: "/v2/activities/add",
+          workspace,
+          requestId: id,
+          data: { organizationId: "o4", documentId: "d", activities: [activity(id)] },
+          deadline,
+        }) as never;
+      const stored = async () =>
+        (await s.call("/v2/activities/get", { organizationId: "o4", documentId: "d" })).body.result.data.map(
+          (a: { id: string }) => a.id,
+        );
+      // A clock that passes the deadline after `beforeWrite` readings: at receipt, or inside the transaction.
+      const clockPassing = (beforeWrite: number) => {
+        let readings = 0;
+        return () => (readings++ < beforeWrite ? 1_000 : 3_000);
+      };
+      for (const [id, readings] of [
+        ["late-at-receipt", 0],
+        ["late-in-queue", 1],
+      ] as const) {
+        const answer = await forwardedWrites(
+          s.services,
+          { error: () => {} },
+          clockPassing(readings),
+        )(message(id, 2_000));
+        expect("error" in answer && fromWire(answer.error), id).toMatchObject({
+          status: "UNAVAILABLE",
+          retryAfterS: 1,
+        });
+      }
+      const started = await forwardedWrites(
+        s.services,
+        { error: () => {} },
+        clockPassing(2),
+      )(message("started-in-time", 2_000));
+      expect("outcome" in started && started.outcome?.message).toBeTruthy();
+      expect(await stored()).toEqual(["started-in-time"]);
+    });
+
     it("remembers an operation as writing per workspace: another workspace's refused request is not sent to the writer", async () => {
       const s = server();
       const add = { organizationId: "o3", documentId: "d", activities: [activity("seen")] };
@@ -257,8 +305,8 @@ function overIpc<T>(message: T): T {
   return JSON.parse(JSON.stringify(message)) as T;
 }
 
-it("gives up on a writer that never answers after the request timeout, as 503 UNAVAILABLE", async () => {
-  const forwarder = new WriteForwarder(() => {}, 20);
+it("calls a forwarded write's outcome unknown (500, never 503) when the writer never answers; a probe gives up as 503", async () => {
+  const forwarder = new WriteForwarder(() => {}, 20, { now: Date.now, graceMs: 10 });
   const workspace = {
     id: "w",
     name: "w",
@@ -268,7 +316,55 @@ it("gives up on a writer that never answers after the request timeout, as 503 UN
     defaultAccessType: "public" as const,
   };
   const error = await forwarder.operation("/v2/activities/add", workspace, "r", {}).catch((e: unknown) => e);
-  expect(toApiError(error, 1024)).toMatchObject({ error: { status: "UNAVAILABLE", httpStatus: 503 } });
+  expect(toApiError(error, 1024)).toMatchObject({ error: { status: "INTERNAL", httpStatus: 500 } });
+  expect((error as Error).message).toMatch(/may have been applied/);
   // A late answer for the abandoned request is dropped, not delivered to anyone.
   forwarder.receive({ type: "collabd:forward", id: 0, outcome: { message: "late", data: null } });
+  const probe = await forwarder.probe().catch((e: unknown) => e);
+  expect(toApiError(probe, 1024)).toMatchObject({ error: { status: "UNAVAILABLE", httpStatus: 503 } });
+});
+
+describe("the writer relay (the supervisor's switchboard)", () => {
+  const fakeWorker = (id: number) => {
+    const sent: any[] = [];
+    return { id, sent, isConnected: () => true, send: (message: unknown) => sent.push(message) } as const;
+  };
+  const request = (id: number) =>
+    ({
+      type: "collabd:forward",
+      id,
+      kind: "operation",
+      path: "/v2/activities/add",
+      workspace: {},
+      requestId: "r",
+      data: {},
+    }) as never;
+
+  it("refuses with 503 and Retry-After while no writer is ready, relays once one is, and answers 'unknown' for what a dying writer held", () => {
+    const relay = new WriterRelay();
+    const worker = fakeWorker(1);
+    relay.fromWorker(worker as never, request(7));
+    const refused = fromWire(worker.sent[0].error) as ApiError;
+    expect(refused).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
+    const writer = fakeWorker(9);
+    relay.ready(writer as never);
+    relay.fromWorker(worker as never, request(8));
+    relay.fromWorker(worker as never, request(9));
+    expect(writer.sent.map((m) => [m.id, m.from])).toEqual([
+      [8, 1],
+      [9, 1],
+    ]);
+    relay.fromWriter({ type: "collabd:forward", id: 8, from: 1, outcome: { message: "ok", data: null } });
+    expect(worker.sent[1]).toEqual({
+      type: "collabd:forward",
+      id: 8,
+      outcome: { message: "ok", data: null },
+    });
+    relay.writerExited(writer as never);
+    const unknown = fromWire(worker.sent[2].error) as ApiError;
+    expect(worker.sent[2].id).toBe(9);
+    expect(unknown).toMatchObject({ status: "INTERNAL", httpStatus: 500 });
+    relay.fromWorker(worker as never, request(10));
+    expect(fromWire(worker.sent[3].error)).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
+  });
 });

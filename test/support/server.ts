@@ -7,6 +7,7 @@ import {
   type NewWorkspace,
   updateSettings,
 } from "../../src/areas/workspaces/service.js";
+import { startBackgroundWork } from "../../src/background.js";
 import { loadConfig } from "../../src/config.js";
 import type { Services } from "../../src/context.js";
 import type { Dialect, OpenOptions } from "../../src/db/database.js";
@@ -105,6 +106,9 @@ export async function startServer(
     throw error;
   });
   const app = await buildApp(services, options.app);
+  // Erasure jobs run as in `collabd serve`; webhook deliveries only where a test drives them.
+  const background = startBackgroundWork(services, app.log, { webhooks: false });
+  app.addHook("onClose", async () => background.stop());
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
