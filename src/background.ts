@@ -1,5 +1,6 @@
 import type { Services } from "./context.js";
 import { allJobTypes } from "./http/job-types.js";
+import { startKeyRetention } from "./idempotency/retention.js";
 import { JobWorker } from "./jobs/worker.js";
 import { DeliveryWorker, type WorkerLog } from "./webhooks/worker.js";
 
@@ -21,8 +22,8 @@ export interface BackgroundWork {
 
 /**
  * The one place background workers start (docs/architecture.md "Processes"): the webhook
- * delivery worker with its retention, and the durable jobs worker (user-data erasure, delete
- * sweeps). Every process that
+ * delivery worker with its retention, the durable jobs worker (user-data erasure, delete
+ * sweeps) and the expiry of Idempotency-Keys. Every process that
  * writes runs them — one process, each PostgreSQL worker, the SQLite writer process — and a
  * process that forwards its writes runs none. The WAL checkpointer belongs to the database
  * handle (src/db/database.ts), which only the writing process opens with it.
@@ -40,6 +41,7 @@ export function startBackgroundWork(
   const erasure = new JobWorker(services, allJobTypes, log.child({ component: "jobs" }));
   delivery?.start();
   erasure.start();
+  const stopKeyRetention = startKeyRetention(services, log.child({ component: "idempotency" }));
   let drained: Promise<void> | null = null;
   const drain = () => {
     drained ??= delivery?.stop(WEBHOOK_DRAIN_MS) ?? Promise.resolve();
@@ -48,6 +50,7 @@ export function startBackgroundWork(
   return {
     stopping: () => void drain(),
     stop: async () => {
+      stopKeyRetention();
       await Promise.all([drain(), erasure.stop()]);
     },
   };

@@ -114,7 +114,10 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
       writer = null;
     } else workers.delete(worker);
     if (stopping) {
-      if (code !== 0) exitCode = exitCode || code || 1;
+      if (code !== 0) {
+        logger.error({ pid: worker.process.pid, role, code, signal }, `the ${role} failed to stop cleanly`);
+        exitCode = exitCode || code || 1;
+      }
       stopWriterOnceWorkersExited();
       return;
     }

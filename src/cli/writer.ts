@@ -11,6 +11,7 @@ import { FORWARD, type ForwardAnswer, type ForwardRequest, toWire } from "../htt
 import type { Operation } from "../http/operation.js";
 import { allOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
+import { runClaimingKey } from "../idempotency/keys.js";
 import { openServices } from "../services.js";
 
 /** The environment variable the supervisor sets on the process it forks as the SQLite writer. */
@@ -100,11 +101,12 @@ export function forwardedWrites(
       if (!op) throw new Error(`no operation at ${message.path}`);
       const { deadline } = message;
       if (deadline !== undefined && now() > deadline) throw pastDeadline();
-      const ctx = contextFor(services, message.workspace, message.requestId);
-      const outcome = await op.handle(
-        deadline === undefined ? ctx : withDeadline(ctx, deadline, now),
-        message.data as never,
-      );
+      const base = contextFor(services, message.workspace, message.requestId);
+      const ctx = deadline === undefined ? base : withDeadline(base, deadline, now);
+      const handle = (c: Ctx) => op.handle(c, message.data as never);
+      const outcome = message.idempotency
+        ? await runClaimingKey(ctx, message.idempotency, op.httpStatus ?? 200, handle)
+        : await handle(ctx);
       return { type: FORWARD, id, outcome };
     } catch (error) {
       const { internal } = toApiError(error, services.config.bodyLimitBytes);

@@ -342,6 +342,16 @@ export interface UserMembershipRow {
   last_updated: number;
 }
 
+/** A write's Idempotency-Key and its answer (migration 0014). */
+export interface IdempotencyKeyRow {
+  workspace_id: string;
+  key: string;
+  fingerprint: string;
+  created_at: number;
+  status_code: number | null;
+  answer: string | null;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -367,4 +377,5 @@ export interface Tables {
   tombstones: TombstoneRow;
   user_profiles: UserProfileRow;
   user_memberships: UserMembershipRow;
+  idempotency_keys: IdempotencyKeyRow;
 }

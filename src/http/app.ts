@@ -11,6 +11,13 @@ import type { Config, TrustProxy } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
+import {
+  IDEMPOTENCY_HEADER,
+  type IdempotentRequest,
+  idempotentRequest,
+  priorAnswer,
+  runClaimingKey,
+} from "../idempotency/keys.js";
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
@@ -212,7 +219,13 @@ function bodySchemas(config: Config): (op: Operation) => object {
   };
 }
 
-type Run = (op: Operation, ctx: Ctx, data: never) => Promise<Outcome>;
+type Run = (op: Operation, ctx: Ctx, data: never, key: IdempotentRequest | null) => Promise<Outcome>;
+
+/** Runs the operation here, claiming the request's Idempotency-Key with its first write. */
+const runHere = (op: Operation, ctx: Ctx, data: never, key: IdempotentRequest | null) =>
+  key
+    ? runClaimingKey(ctx, key, op.httpStatus ?? 200, (claiming) => op.handle(claiming, data))
+    : op.handle(ctx, data);
 
 /**
  * How a route runs its operation: here, or — in a forwarding worker, once the handler
@@ -224,21 +237,21 @@ type Run = (op: Operation, ctx: Ctx, data: never) => Promise<Outcome>;
  * `webhookconfig/get` that seeds its row) says nothing about another's reads.
  */
 function forwarding(services: Services, forward: WriteForwarder | undefined): Run {
-  if (!forward) return (op, ctx, data) => op.handle(ctx, data);
+  if (!forward) return runHere;
   const writers = new BoundedSet(SEEN_WRITING_MAX);
-  const inWriter = (op: Operation, ctx: Ctx, data: unknown) =>
+  const inWriter = (op: Operation, ctx: Ctx, data: unknown, key: IdempotentRequest | null) =>
     services.database.storage.watch(
-      forward.operation(op.aliasOf?.path ?? op.path, ctx.workspace, ctx.requestId, data),
+      forward.operation(op.aliasOf?.path ?? op.path, ctx.workspace, ctx.requestId, data, key),
     );
-  return async (op, ctx, data) => {
+  return async (op, ctx, data, key) => {
     const seen = `${ctx.workspace.id} ${op.aliasOf?.path ?? op.path}`;
-    if (writers.has(seen)) return inWriter(op, ctx, data);
+    if (writers.has(seen)) return inWriter(op, ctx, data, key);
     try {
-      return await op.handle(ctx, data);
+      return await runHere(op, ctx, data, key);
     } catch (error) {
       if (!(error instanceof ForwardWrite)) throw error;
       writers.add(seen);
-      return inWriter(op, ctx, data);
+      return inWriter(op, ctx, data, key);
     }
   };
 }
@@ -284,16 +297,30 @@ function registerOperation(
         : {}),
     },
     async (request, reply) => {
+      const { ctx } = request;
+      const data = (request.body as { data: never }).data;
+      const key = idempotentRequest(request.headers[IDEMPOTENCY_HEADER], op.aliasOf?.path ?? op.path, data);
       // Its connections count against its workspace's share of the PostgreSQL pool (db/admission.ts).
-      const outcome = await asTenant(request.ctx.workspace.id, () =>
-        run(op, request.ctx, (request.body as { data: never }).data),
-      );
+      const answered = await asTenant(ctx.workspace.id, async () => {
+        const prior = key ? await priorAnswer(ctx.reader, ctx, key, keyInProgressMs(ctx)) : null;
+        return (
+          prior ?? { statusCode: op.httpStatus ?? 200, outcome: await run(op, ctx, data, key), fresh: true }
+        );
+      });
+      if (!("fresh" in answered)) reply.header("idempotent-replayed", "true");
+      const outcome = answered.outcome;
       return reply
-        .code(op.httpStatus ?? 200)
+        .code(answered.statusCode)
         .type(JSON_TYPE)
         .send(render(outcome, op.nextPageToken === true));
     },
   );
+}
+
+/** A claimed key without an answer counts as still running for this long (its request may still be). */
+function keyInProgressMs(ctx: Ctx): number {
+  const timeout = ctx.config.transport.requestTimeoutMs;
+  return (timeout > 0 ? timeout : 60_000) + 30_000;
 }
 
 /** A refusal of the credentials themselves (not, say, the database being down). */

@@ -2,6 +2,7 @@ import type { Workspace } from "../context.js";
 import type { Database } from "../db/database.js";
 import { StorageHealth } from "../db/storage-faults.js";
 import { ApiError, apiErrorFromWire, apiErrorToWire, unavailable, type WireApiError } from "../errors.js";
+import type { IdempotentRequest } from "../idempotency/keys.js";
 import type { Outcome } from "./operation.js";
 
 /*
@@ -41,6 +42,8 @@ export type ForwardRequest =
        * nothing applied). A write it has started is always answered with its real outcome.
        */
       readonly deadline?: number;
+      /** The request's Idempotency-Key: the writer claims it with the first write and stores the answer. */
+      readonly idempotency?: IdempotentRequest;
     }
   | { readonly type: typeof FORWARD; readonly id: number; readonly from?: number; readonly kind: "probe" };
 
@@ -139,12 +142,26 @@ export class WriteForwarder {
   }
 
   /** Runs the operation at `path` in the writer; resolves with its Outcome or rejects with its error. */
-  async operation(path: string, workspace: Workspace, requestId: string, data: unknown): Promise<Outcome> {
+  async operation(
+    path: string,
+    workspace: Workspace,
+    requestId: string,
+    data: unknown,
+    idempotency?: IdempotentRequest | null,
+  ): Promise<Outcome> {
     const deadline = this.timeoutMs > 0 ? { deadline: this.clock.now() + this.timeoutMs } : {};
     // Once sent, only the writer knows whether the write commits: wait for its answer (it
     // refuses what it has not started by the deadline); past a grace the outcome is unknown.
     const answer = await this.ask(
-      { kind: "operation", path, workspace, requestId, data, ...deadline },
+      {
+        kind: "operation",
+        path,
+        workspace,
+        requestId,
+        data,
+        ...deadline,
+        ...(idempotency ? { idempotency } : {}),
+      },
       this.timeoutMs > 0 ? this.timeoutMs + this.clock.graceMs : 0,
       outcomeUnknown,
     );

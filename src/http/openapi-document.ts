@@ -28,8 +28,10 @@ const ERROR_RESPONSES: readonly {
     statuses: ["INVALID_ARGUMENT", "FAILED_PRECONDITION"],
     description:
       "INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or " +
-      "invalid (the message and `details` name it), a page token is bad, or an auth header is missing. " +
-      "FAILED_PRECONDITION: a workspace feature the operation needs is off.",
+      "invalid (the message and `details` name it), a page token is bad, an auth header is missing, or an " +
+      "`Idempotency-Key` is malformed or was used with another request. FAILED_PRECONDITION: a workspace " +
+      "feature the operation needs is off, or the first request with this `Idempotency-Key` was applied but " +
+      "its answer was not recorded.",
     example: {
       status: "INVALID_ARGUMENT",
       message: "Missing required field data.organizationId.",
@@ -87,7 +89,9 @@ const ERROR_RESPONSES: readonly {
     statuses: ["UNAVAILABLE"],
     description:
       "UNAVAILABLE: the database is unreachable or did not answer within the statement timeout, writes fail " +
-      "for want of storage (a full disk), or the service is shutting down. Nothing was acknowledged; retry.",
+      "for want of storage (a full disk), the writer process is restarting, a write waited past its deadline, " +
+      "a request with the same `Idempotency-Key` is still running, or the service is shutting down. Nothing " +
+      "was applied; retry (after `Retry-After` seconds when sent).",
     example: { status: "UNAVAILABLE", message: "The service is temporarily unavailable." },
   },
 ];
@@ -141,6 +145,7 @@ export function openApiDocument(served: readonly Operation[]): Json {
         description: op.description ?? op.summary,
         tags: [op.tag],
         ...(op.aliasOf ? { "x-alias-of": op.aliasOf.path } : {}),
+        parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
         requestBody: {
           required: op.bodyOptional !== true,
           content: { "application/json": { schema: requestSchema, example: { data: example.data } } },
@@ -192,6 +197,20 @@ export function openApiDocument(served: readonly Operation[]): Json {
     components: {
       schemas: { ...schemas.components(), ...errorSchemas() },
       responses: Object.fromEntries(ERROR_RESPONSES.map((r) => [r.name, errorResponse(r)])),
+      parameters: {
+        IdempotencyKey: {
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description:
+            "Makes a retried write safe: the first request with a key that writes stores its answer in the " +
+            "same transaction as its first write (kept 24 h); a retry with the same key and body gets that " +
+            "answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another " +
+            "operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. " +
+            "A request that writes nothing (a read, a refusal) stores nothing.",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+        },
+      },
       headers: {
         RequestId: {
           description: "The request's id, as logged; quote it when reporting a failure.",

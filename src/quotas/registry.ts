@@ -81,6 +81,10 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   workspaces: { exempt: "created by the operator (CLI), not by tenants" },
   auth_tokens: { exempt: "created by the operator (CLI), not by tenants" },
   workspace_usage: { exempt: "the usage itself: at most 16 rows per workspace" },
+  idempotency_keys: {
+    exempt:
+      "one row per write that committed with an Idempotency-Key (the write itself counted), removed after 24 h",
+  },
 };
 
 /** Tables of the schema that hold no tenant data (not in `Tables`). */

@@ -225,6 +225,47 @@ forEachDialect(
       expect(await stored()).toEqual(["started-in-time"]);
     });
 
+    it("claims an Idempotency-Key in the writer: a retry through either process gets the first answer, one write", async () => {
+      const s = server();
+      const data = {
+        organizationId: "o5",
+        documentId: "d",
+        actionUser: { userId: "u1" },
+        displayHeadlineMessageTemplate: "{actionUser} mentioned you",
+        notifyUsers: [{ userId: "u2" }],
+      };
+      const send = (base: string) =>
+        fetch(`${base}/v2/notifications/add`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-svc-api-key": s.creds.apiKey,
+            "x-svc-auth-token": s.creds.authToken,
+            "idempotency-key": "forwarded-key",
+          },
+          body: JSON.stringify({ data }),
+        }).then(async (res) => ({
+          status: res.status,
+          replayed: res.headers.get("idempotent-replayed"),
+          body: await res.json(),
+        }));
+      const before = forwarded.length;
+      const first = await send(url);
+      expect(first.status).toBe(200);
+      expect(forwarded.length).toBe(before + 1);
+      const again = await send(url);
+      const direct = await send(s.url);
+      expect([again.replayed, direct.replayed]).toEqual(["true", "true"]);
+      expect(again.body).toEqual(first.body);
+      expect(direct.body).toEqual(first.body);
+      const rows = await s.services.database.reader
+        .selectFrom("notifications")
+        .select("id")
+        .where("organization_id", "=", "o5")
+        .execute();
+      expect(rows).toHaveLength(1);
+    });
+
     it("remembers an operation as writing per workspace: another workspace's refused request is not sent to the writer", async () => {
       const s = server();
       const add = { organizationId: "o3", documentId: "d", activities: [activity("seen")] };

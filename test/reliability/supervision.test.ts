@@ -225,7 +225,12 @@ for (const dialect of DIALECTS) {
         await within(load.stop(), 60_000, "the writers' last requests");
         expect(load.unexpected).toEqual([]);
         expect(load.refusedWithoutRetryAfter).toBe(0);
-        expect(await within(server.stop(), 60_000, "a graceful stop")).toBe(0);
+        const code = await within(server.stop(), 60_000, "a graceful stop");
+        const errors = server
+          .stdout()
+          .split("\n")
+          .filter((line) => /"level":(50|60)/.test(line) && !/stopped; starting another/.test(line));
+        expect({ code, errors, stderr: server.stderr() }).toEqual({ code: 0, errors: [], stderr: "" });
 
         const stored = await storedIds(scratch.directUrl);
         const lost = load.acked.filter((id) => !stored.has(id));

@@ -12,6 +12,7 @@ import * as compatTree from "./0010_compat_tree.js";
 import * as users from "./0011_users.js";
 import * as comments from "./0012_comments.js";
 import * as privacy from "./0013_privacy.js";
+import * as idempotencyKeys from "./0014_idempotency_keys.js";
 import * as durableJobs from "./0016_durable_jobs.js";
 import * as usageEverywhere from "./0017_usage_everywhere.js";
 
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   "0011_users": users,
   "0012_comments": comments,
   "0013_privacy": privacy,
+  "0014_idempotency_keys": idempotencyKeys,
   "0016_durable_jobs": durableJobs,
   "0017_usage_everywhere": usageEverywhere,
 };
