@@ -147,7 +147,20 @@ export async function lockActivities(
   ).execute();
   // Read, merged and written back: twice its size.
   expectWork(db, { rows: sizes.length, bytes: 2 * sizes.reduce((sum, row) => sum + Number(row.bytes), 0) });
-  return chosen.select(["id", "record"]).orderBy("id").execute();
+  if (sizes.length === 0) return [];
+  // Only the rows locked above: a record another writer inserts meanwhile is not ours to merge.
+  return db
+    .selectFrom("activities")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where(
+      "id",
+      "in",
+      sizes.map((row) => row.id),
+    )
+    .select(["id", "record"])
+    .orderBy("id")
+    .execute();
 }
 
 /** Sets the stored record of each (id, record) pair, many per statement (BATCH_SIZES). */
