@@ -3695,7 +3695,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or invalid (the message and `details` name it), a page token is bad, or an auth header is missing. FAILED_PRECONDITION: a workspace feature the operation needs is off. */
+        /** @description INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or invalid (the message and `details` name it), a page token is bad, an auth header is missing, or an `Idempotency-Key` is malformed or was used with another request. FAILED_PRECONDITION: a workspace feature the operation needs is off, or the first request with this `Idempotency-Key` was applied but its answer was not recorded. */
         BadRequest: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -3919,7 +3919,7 @@ export interface components {
                 };
             };
         };
-        /** @description UNAVAILABLE: the database is unreachable or did not answer within the statement timeout, writes fail for want of storage (a full disk), or the service is shutting down. Nothing was acknowledged; retry. */
+        /** @description UNAVAILABLE: the database is unreachable or did not answer within the statement timeout, writes fail for want of storage (a full disk), the writer process is restarting, a write waited past its deadline, a request with the same `Idempotency-Key` is still running, or the service is shutting down. Nothing was applied; retry (after `Retry-After` seconds when sent). */
         Unavailable: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -3951,7 +3951,10 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /** @description The request's id, as logged; quote it when reporting a failure. */
@@ -3966,7 +3969,10 @@ export interface operations {
     commentAnnotationsAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4071,7 +4077,10 @@ export interface operations {
     commentsAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4144,7 +4153,10 @@ export interface operations {
     commentsDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4216,7 +4228,10 @@ export interface operations {
     commentsGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4303,7 +4318,10 @@ export interface operations {
     commentsUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4384,7 +4402,10 @@ export interface operations {
     commentAnnotationsCountV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4462,7 +4483,10 @@ export interface operations {
     commentAnnotationsDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4533,7 +4557,10 @@ export interface operations {
     commentAnnotationsGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4711,7 +4738,10 @@ export interface operations {
     commentAnnotationsUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4795,7 +4825,10 @@ export interface operations {
     notificationsAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4892,7 +4925,10 @@ export interface operations {
     notificationsConfigGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4979,7 +5015,10 @@ export interface operations {
     notificationsConfigSetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5053,7 +5092,10 @@ export interface operations {
     notificationsDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5125,7 +5167,10 @@ export interface operations {
     notificationsGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5243,7 +5288,10 @@ export interface operations {
     notificationsUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5336,7 +5384,10 @@ export interface operations {
     organizationsDisableStateUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5406,7 +5457,10 @@ export interface operations {
     organizationsAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5479,7 +5533,10 @@ export interface operations {
     organizationsDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5548,7 +5605,10 @@ export interface operations {
     documentsDisableStateUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5619,7 +5679,10 @@ export interface operations {
     documentsAccessUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5690,7 +5753,10 @@ export interface operations {
     documentsAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5774,7 +5840,10 @@ export interface operations {
     documentsDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5844,7 +5913,10 @@ export interface operations {
     documentsGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5933,7 +6005,10 @@ export interface operations {
     documentsMoveV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6004,7 +6079,10 @@ export interface operations {
     documentsUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6077,7 +6155,10 @@ export interface operations {
     foldersAccessUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6149,7 +6230,10 @@ export interface operations {
     foldersAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6223,7 +6307,10 @@ export interface operations {
     foldersGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6317,7 +6404,10 @@ export interface operations {
     foldersUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6405,7 +6495,10 @@ export interface operations {
     organizationsGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6481,7 +6574,10 @@ export interface operations {
     organizationsUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6553,7 +6649,10 @@ export interface operations {
     usersAddV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6638,7 +6737,10 @@ export interface operations {
     usersDataDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6675,7 +6777,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 8
+                     *         "tasksCount": 22
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -6683,7 +6785,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 8
+                     *           "tasksCount": 22
                      *         }
                      *       }
                      *     }
@@ -6717,7 +6819,10 @@ export interface operations {
     usersDataDeleteStatusV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6779,7 +6884,10 @@ export interface operations {
     usersDataGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6860,7 +6968,10 @@ export interface operations {
     usersDeleteV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6934,7 +7045,10 @@ export interface operations {
     usersGetV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7019,7 +7133,10 @@ export interface operations {
     usersUpdateV1: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7093,7 +7210,10 @@ export interface operations {
     activitiesAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7189,7 +7309,10 @@ export interface operations {
     activitiesDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7261,7 +7384,10 @@ export interface operations {
     activitiesGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7348,7 +7474,10 @@ export interface operations {
     activitiesUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7423,7 +7552,10 @@ export interface operations {
     permissionsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7506,7 +7638,10 @@ export interface operations {
     permissionsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7598,7 +7733,10 @@ export interface operations {
     permissionsRemove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7667,7 +7805,10 @@ export interface operations {
     commentAnnotationsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7772,7 +7913,10 @@ export interface operations {
     commentsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7845,7 +7989,10 @@ export interface operations {
     commentsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7917,7 +8064,10 @@ export interface operations {
     commentsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8004,7 +8154,10 @@ export interface operations {
     commentReactionsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8078,7 +8231,10 @@ export interface operations {
     commentReactionsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8152,7 +8308,10 @@ export interface operations {
     commentsUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8233,7 +8392,10 @@ export interface operations {
     commentAnnotationsCount: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8311,7 +8473,10 @@ export interface operations {
     commentAnnotationsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8382,7 +8547,10 @@ export interface operations {
     commentAnnotationsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8560,7 +8728,10 @@ export interface operations {
     commentAnnotationsUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8644,7 +8815,10 @@ export interface operations {
     notificationsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8741,7 +8915,10 @@ export interface operations {
     notificationsConfigGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8828,7 +9005,10 @@ export interface operations {
     notificationsConfigSet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8902,7 +9082,10 @@ export interface operations {
     notificationsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8974,7 +9157,10 @@ export interface operations {
     notificationsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9092,7 +9278,10 @@ export interface operations {
     notificationsUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9185,7 +9374,10 @@ export interface operations {
     organizationsDisableStateUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9255,7 +9447,10 @@ export interface operations {
     organizationsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9328,7 +9523,10 @@ export interface operations {
     organizationsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9397,7 +9595,10 @@ export interface operations {
     organizationsDeleteStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9460,7 +9661,10 @@ export interface operations {
     documentsDisableStateUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9531,7 +9735,10 @@ export interface operations {
     documentsAccessUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9602,7 +9809,10 @@ export interface operations {
     documentsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9686,7 +9896,10 @@ export interface operations {
     documentsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9756,7 +9969,10 @@ export interface operations {
     documentsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9845,7 +10061,10 @@ export interface operations {
     documentsMove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9916,7 +10135,10 @@ export interface operations {
     documentsUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9989,7 +10211,10 @@ export interface operations {
     foldersAccessUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10061,7 +10286,10 @@ export interface operations {
     foldersAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10146,7 +10374,10 @@ export interface operations {
     foldersDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10211,7 +10442,10 @@ export interface operations {
     foldersGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10305,7 +10539,10 @@ export interface operations {
     foldersUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10393,7 +10630,10 @@ export interface operations {
     organizationsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10469,7 +10709,10 @@ export interface operations {
     organizationsUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10541,7 +10784,10 @@ export interface operations {
     recordingsAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10639,7 +10885,10 @@ export interface operations {
     recordingsDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10708,7 +10957,10 @@ export interface operations {
     recordingsGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10814,7 +11066,10 @@ export interface operations {
     usersAdd: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10899,7 +11154,10 @@ export interface operations {
     usersDataDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10936,7 +11194,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 8
+                     *         "tasksCount": 22
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -10944,7 +11202,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 8
+                     *           "tasksCount": 22
                      *         }
                      *       }
                      *     }
@@ -10978,7 +11236,10 @@ export interface operations {
     usersDataDeleteStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11040,7 +11301,10 @@ export interface operations {
     usersDataGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11121,7 +11385,10 @@ export interface operations {
     usersDelete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11195,7 +11462,10 @@ export interface operations {
     usersGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11280,7 +11550,10 @@ export interface operations {
     usersUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11354,7 +11627,10 @@ export interface operations {
     webhookConfigGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11440,7 +11716,10 @@ export interface operations {
     webhookConfigUpdate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11510,7 +11789,10 @@ export interface operations {
     webhookDeliveriesGet: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11595,7 +11877,10 @@ export interface operations {
     webhookDeliveriesRetry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11663,7 +11948,10 @@ export interface operations {
     webhookSecretRotate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };

@@ -74,6 +74,7 @@ describe("transport configuration", () => {
       keepAliveTimeoutMs: 72_000,
       maxConnectionsPerAddress: 256,
       authFailuresPerMinute: 600,
+      trustProxy: false,
     });
     expect(serverTimeouts(transport).http.connectionsCheckingInterval).toBe(1000);
   });
