@@ -233,7 +233,7 @@ const runHere = (op: Operation, ctx: Ctx, data: never, key: IdempotentRequest | 
  * this request's. Storage faults of forwarded writes feed this process's `/healthz`.
  * An operation seen to write in a workspace goes to the writer straight away for that
  * workspace from then on: its reads and validation are not done twice (the writer answers
- * the same errors). Per workspace, not per operation: one workspace's first-time write (a
+ * the same errors). Per workspace and operation: one workspace's first-time write (a
  * `webhookconfig/get` that seeds its row) says nothing about another's reads.
  */
 function forwarding(services: Services, forward: WriteForwarder | undefined): Run {
