@@ -74,7 +74,7 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     workspace,
     requestId,
     reader: services.database.reader,
-    write: requestWrites(services),
+    write: requestWrites(services, workspace.id),
     clock: services.clock,
     ids: services.ids,
     pageTokens: services.pageTokens,
@@ -85,8 +85,11 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
   };
 }
 
-/** One request's writes: one work budget for all of them (docs/decisions.md, "Work budgets"). */
-function requestWrites(services: Services): Ctx["write"] {
+/**
+ * One request's writes: one work budget for all of them (docs/decisions.md, "Work budgets"),
+ * queued in its workspace's share of the writer (group-commit.ts).
+ */
+function requestWrites(services: Services, share: string): Ctx["write"] {
   const budget = new WorkBudget(services.config.writeBudget);
-  return (work, rows) => services.database.write(work, { budget, alone: rows === RUNS_ALONE });
+  return (work, rows) => services.database.write(work, { budget, alone: rows === RUNS_ALONE, share });
 }

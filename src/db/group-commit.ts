@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { UNBOUNDED, WorkBudget, withBudget } from "./budget.js";
+import { FairQueue } from "./fair-queue.js";
 import { asWriteTx, type WriteTx } from "./handles.js";
 import type { MonitorSlot } from "./monitor.js";
 import { isStorageFault } from "./storage-faults.js";
@@ -24,6 +25,11 @@ export interface WriteOptions {
   readonly budget?: WorkBudget;
   /** A write of unknown size (a cascade): no other job waits for its commit in the same batch. */
   readonly alone?: boolean;
+  /**
+   * Whose write it is (a workspace id): batches take jobs round robin across shares, so one
+   * workspace's burst does not queue another's writes behind it. Default: one shared lane.
+   */
+  readonly share?: string;
 }
 
 /** Jobs per batch at most. */
@@ -72,7 +78,7 @@ interface BatchWork {
  * batch is collected and committed while the previous one's sync is still running.
  */
 export class GroupCommit {
-  private queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
   private scheduled = false;
   /** Set by a failed sync: from then on nothing is committed or acknowledged (fail-stop). */
   private stopped: { error: unknown } | null = null;
@@ -101,7 +107,7 @@ export class GroupCommit {
         reject(this.stopped.error);
         return;
       }
-      this.queue.push({
+      this.queue.push(options.share ?? "", {
         work,
         budget: options.budget ?? new WorkBudget(UNBOUNDED),
         alone: options.alone === true,
@@ -118,7 +124,7 @@ export class GroupCommit {
 
   private async flush(): Promise<void> {
     if (this.stopped) {
-      for (const job of this.queue.splice(0)) job.reject(this.stopped.error);
+      for (const job of this.queue.drain()) job.reject(this.stopped.error);
       this.scheduled = false;
       return;
     }
@@ -176,10 +182,13 @@ export class GroupCommit {
       : transactionWithoutCommitSync(this.db, transaction);
   }
 
-  /** Takes jobs from the queue while the batch has room, each in its own savepoint. */
+  /**
+   * Takes jobs from the queue while the batch has room, each in its own savepoint; the
+   * queue hands them out round robin across workspaces (FairQueue).
+   */
   private async runJobs(trx: Db, batch: BatchWork): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
-    while (this.queue.length > 0 && this.admits(batch, this.queue[0]!)) {
+    while (this.queue.length > 0 && this.admits(batch, this.queue.peek()!)) {
       const job = this.queue.shift()!;
       batch.jobs.push(job);
       const { rowsWritten, bytesWritten } = job.budget;

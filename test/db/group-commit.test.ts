@@ -126,6 +126,53 @@ describe("group commit [sqlite]", () => {
     expect(batches).toEqual([2, 2, 2]);
   });
 
+  it("shares each batch round robin across workspaces: a write queued behind another workspace's burst runs in the first batch", async () => {
+    const { db } = await open();
+    const group = new GroupCommit(db, null, { maxRows: 2000 });
+    // Which batch each job ran in (the commits made before it ran), in the order they ran.
+    const ran: { who: string; batch: number }[] = [];
+    const job = (who: string, n: number, rows: number, share: string) =>
+      group.run(
+        async (trx) => {
+          ran.push({ who, batch: group.stats.commits });
+          await trx
+            .insertInto("auth_tokens")
+            .values(Array.from({ length: rows }, (_, k) => token(n * 10_000 + k)))
+            .execute();
+        },
+        { share },
+      );
+    // 12 fan-outs of 1 000 rows from workspace A (six batches' worth), then one small write each from B and C.
+    const burst = Array.from({ length: 12 }, (_, n) => job(`a${n}`, n, 1000, "A"));
+    const others = [job("b", 100, 1, "B"), job("c", 101, 1, "C")];
+    await Promise.all([...burst, ...others]);
+
+    expect(ran.find((r) => r.who === "b")!.batch).toBe(0);
+    expect(ran.find((r) => r.who === "c")!.batch).toBe(0);
+    // A's own writes keep their order.
+    const aOrder = ran.filter((r) => r.who.startsWith("a")).map((r) => r.who);
+    expect(aOrder).toEqual(Array.from({ length: 12 }, (_, n) => `a${n}`));
+    expect(ran.at(-1)!.batch).toBeGreaterThanOrEqual(5);
+    expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(12_002);
+  });
+
+  it("served one shared queue first come first served before (the same burst with no workspace named)", async () => {
+    const { db } = await open();
+    const group = new GroupCommit(db, null, { maxRows: 2000 });
+    const ran: string[] = [];
+    const job = (who: string, n: number, rows: number) =>
+      group.run(async (trx) => {
+        if (group.stats.commits === 0) ran.push(who);
+        await trx
+          .insertInto("auth_tokens")
+          .values(Array.from({ length: rows }, (_, k) => token(n * 10_000 + k)))
+          .execute();
+      });
+    await Promise.all([...Array.from({ length: 12 }, (_, n) => job(`a${n}`, n, 1000)), job("b", 100, 1)]);
+    // Without shares, B's write is not in the first batch: it waits behind all of A's.
+    expect(ran).toEqual(["a0", "a1"]);
+  });
+
   it("refuses the whole batch when its sync fails, though the commit stands", async () => {
     const { db } = await open();
     const group = new GroupCommit(db, async () => {
