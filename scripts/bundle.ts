@@ -26,7 +26,7 @@ export async function bundleServer(outfile: string = SERVER_BUNDLE): Promise<voi
     target: ["node20"],
     // Native, or optional and absent: resolved at run time from node_modules. light-my-request
     // is Fastify's inject(), which only tests call; Fastify requires it lazily, on first inject.
-    external: ["better-sqlite3", "pg-native", "light-my-request"],
+    external: ["better-sqlite3", "better-sqlite3-napi", "pg-native", "light-my-request"],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: {
       js: "import { createRequire as __collabdRequire } from 'node:module'; const require = __collabdRequire(import.meta.url);",

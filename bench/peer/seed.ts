@@ -1,4 +1,6 @@
-import Database from "better-sqlite3";
+import { loadSqlite } from "../../src/db/sqlite-driver.js";
+
+const Database = await loadSqlite();
 
 /** One document of the peer's store and how many records it holds. */
 export interface PeerDocument {

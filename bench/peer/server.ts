@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import Database from "better-sqlite3";
 import Fastify from "fastify";
+import { loadSqlite } from "../../src/db/sqlite-driver.js";
+
+const Database = await loadSqlite();
 
 /**
  * The peer of the benchmark: the activities get a team might write for itself in an

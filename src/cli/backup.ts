@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Config } from "../config.js";
 import { migrations } from "../db/migrations/index.js";
+import { loadSqlite } from "../db/sqlite-driver.js";
 import type { Flags, Printed } from "./workspace-commands.js";
 import { UsageError } from "./workspace-commands.js";
 
@@ -51,7 +52,7 @@ function keyFileOf(config: Config, database: string): string | null {
 }
 
 async function open(path: string): Promise<Handle> {
-  const Sqlite = (await import("better-sqlite3")).default;
+  const Sqlite = await loadSqlite();
   const handle = new Sqlite(path, { fileMustExist: true });
   handle.pragma("busy_timeout = 5000");
   return handle;

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "../config.js";
+import { loadSqlite } from "../db/sqlite-driver.js";
 import { UsageError } from "./workspace-commands.js";
 
 const FIRST =
@@ -33,7 +34,7 @@ async function requireSqliteFile(config: Config): Promise<void> {
     );
   }
   if (!existsSync(file)) throw new UsageError(`No collabd database at ${file}: ${FIRST}.`);
-  const Sqlite = (await import("better-sqlite3")).default;
+  const Sqlite = await loadSqlite();
   const handle = new Sqlite(file, { fileMustExist: true });
   try {
     handle.pragma("busy_timeout = 5000");

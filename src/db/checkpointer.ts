@@ -1,6 +1,6 @@
-import { createRequire } from "node:module";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { MonitorSlot } from "./monitor.js";
+import { sqliteDriverFile } from "./sqlite-driver.js";
 
 /** How much of the WAL a checkpoint copied back into the database file. */
 export interface CheckpointResult {
@@ -30,7 +30,7 @@ export function startCheckpointer(
   const { intervalMs = 100, monitor } = options;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, intervalMs, driver: createRequire(import.meta.url).resolve("better-sqlite3") },
+    workerData: { file, intervalMs, driver: sqliteDriverFile() },
   });
   // The HTTP server, not this thread, keeps the process alive.
   worker.unref();

@@ -14,6 +14,7 @@ import { migrations } from "./migrations/index.js";
 import { type DatabaseMonitor, monitorSlot } from "./monitor.js";
 import { PreparedStatements } from "./prepared-pool.js";
 import { type DirectReads, LiteralLimitPlugin, registerDirectReads, toNumbered } from "./raw.js";
+import { loadSqlite } from "./sqlite-driver.js";
 import { statementCache, withStatementCache } from "./statement-cache.js";
 import { probeWork, StorageHealth } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
@@ -122,7 +123,7 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   // Each driver is loaded only when used: start-up time is one of the targets (docs/performance.md "Targets").
   return url.startsWith("sqlite:")
-    ? openSqlite((await import("better-sqlite3")).default, url.slice("sqlite:".length), options)
+    ? openSqlite(await loadSqlite(), url.slice("sqlite:".length), options)
     : openPostgres((await import("pg")).default, url, options);
 }
 

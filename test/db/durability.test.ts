@@ -2,12 +2,15 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { migrate, openDatabase } from "../../src/db/database.js";
+import { loadSqlite } from "../../src/db/sqlite-driver.js";
 import { failStop } from "../../src/db/wal-sync.js";
 import { scratchDatabase } from "../support/databases.js";
 import { startServer, type TestServer } from "../support/server.js";
+
+/** A second connection on the file, through the driver this Node.js runs (src/db/sqlite-driver.ts). */
+const BetterSqlite3 = await loadSqlite();
 
 // The WAL sync is SQLite's: PostgreSQL flushes its own WAL before a commit returns.
 

@@ -1,10 +1,13 @@
 import { readlinkSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { migrate, openDatabase } from "../../src/db/database.js";
+import { loadSqlite } from "../../src/db/sqlite-driver.js";
 import { scratchDatabase } from "../support/databases.js";
 import { startServer } from "../support/server.js";
+
+/** A second connection on the file, through the driver this Node.js runs (src/db/sqlite-driver.ts). */
+const BetterSqlite3 = await loadSqlite();
 
 // The other durability tests pass their own `fdatasync` to see when it runs; these open the
 // database with none, as `collabd serve` does, and watch node's own FileHandle.datasync
