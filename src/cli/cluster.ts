@@ -6,7 +6,9 @@ import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { aggregateMetrics } from "../http/cluster-metrics.js";
 import { FORWARD, type ForwardAnswer, type ForwardRequest } from "../http/forward.js";
+import { LIMITS, type LimitRequest } from "../http/shared-limits.js";
 import { openServices } from "../services.js";
+import { LimitLedger } from "./limit-ledger.js";
 import {
   ROLE_VARIABLE,
   WRITER_READY,
@@ -30,7 +32,8 @@ const RESTART_WINDOW_MS = 60_000;
  * (src/cli/writer.ts) and relays the workers' writes to it (src/cli/writer-relay.ts); then it
  * forks the workers — each a whole `serve`, sharing the port through node:cluster — and once
  * all listen creates the first workspace if there is none, prints its credentials and logs
- * `listening`. It answers the workers' `/metrics` with the aggregate over every process.
+ * `listening`. It answers the workers' `/metrics` with the aggregate over every process, and
+ * holds the request limits they all spend from (src/cli/limit-ledger.ts).
  *
  * The loss of one child is not an outage: a worker that dies is forked again while the others
  * serve; a writer that dies is forked again while the workers' writes are refused with 503 and
@@ -57,6 +60,14 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   aggregateMetrics();
   let writer: Worker | null = null;
   const workers = new Set<Worker>();
+  const limits = new LimitLedger(
+    {
+      requestsPerMinute: config.rateLimitPerMinute,
+      failuresPerMinute: config.transport.authFailuresPerMinute,
+    },
+    services.clock,
+    () => workers,
+  );
   let serving = false;
   let stopping = false;
   let exitCode = 0;
@@ -79,6 +90,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   };
 
   cluster.on("message", (from: Worker, message: { type?: string } | null) => {
+    if (message?.type === LIMITS && from !== writer) limits.receive(from, message as LimitRequest);
     if (relay === null) return;
     if (message?.type === FORWARD) {
       if (from === writer) relay.fromWriter(message as ForwardAnswer);

@@ -6,6 +6,7 @@ import { type BackgroundWork, startBackgroundWork } from "../background.js";
 import type { Config } from "../config.js";
 import { buildApp } from "../http/app.js";
 import { forwardingDatabase, WriteForwarder } from "../http/forward.js";
+import { SharedLimits } from "../http/shared-limits.js";
 import { openServices } from "../services.js";
 import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
 import { ROLE_VARIABLE, runWriter, WRITER_ROLE } from "./writer.js";
@@ -53,6 +54,14 @@ export async function serve(config: Config): Promise<void> {
       )
     : undefined;
   if (forward) process.on("message", (message) => forward.receive(message));
+  // A worker spends from the supervisor's limits, so the workers together enforce one limit.
+  const limits = inWorker
+    ? new SharedLimits((message) => process.send?.(message, undefined, undefined, () => {}), services.clock, {
+        requests: config.rateLimitPerMinute,
+        failures: config.transport.authFailuresPerMinute,
+      })
+    : undefined;
+  if (limits) process.on("message", (message) => limits.receive(message));
   const served = forward
     ? { ...services, database: forwardingDatabase(services.database, forward) }
     : services;
@@ -65,6 +74,7 @@ export async function serve(config: Config): Promise<void> {
       loggerInstance: logger,
       defaultMetrics: true,
       ...(forward ? { forward } : {}),
+      ...(limits ? { limits } : {}),
     });
     await app.listen({ port: config.port, host: config.host });
     // Generated credentials only once the address is ours: created and then not shown
@@ -97,6 +107,7 @@ export async function serve(config: Config): Promise<void> {
     timer.unref();
     background?.stopping();
     await Promise.all([app?.close(), background?.stop()]);
+    limits?.close();
     await services.database.close();
     process.exit(0);
   };

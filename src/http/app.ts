@@ -32,8 +32,8 @@ import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
 import type { Operation, Outcome } from "./operation.js";
 import { allOperations } from "./operations.js";
-import { AuthFailureLimiter, RateLimiter } from "./rate-limit.js";
 import { Envelope } from "./schemas.js";
+import { localLimits, type RequestLimits } from "./shared-limits.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -53,6 +53,8 @@ export interface AppOptions {
    * write are re-run in the writer process.
    */
   readonly forward?: WriteForwarder;
+  /** A worker of COLLABD_WORKERS > 1: the supervisor's limits (shared-limits.ts). Default: this process's own. */
+  readonly limits?: RequestLimits;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -156,8 +158,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     );
   }
 
-  const limiter = new RateLimiter(config.rateLimitPerMinute, services.clock);
-  const failures = new AuthFailureLimiter(config.transport.authFailuresPerMinute, services.clock);
+  const limits =
+    options.limits ??
+    localLimits(config.rateLimitPerMinute, config.transport.authFailuresPerMinute, services.clock);
   const authCache = new AuthCache(() => {
     const external = services.database.externalVersion();
     return external === null ? null : `${external}:${localAuthWrites()}`;
@@ -170,7 +173,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     });
     scope.addHook("onRequest", async (request) => {
       const address = addressGroup(request.ip);
-      failures.admit(address);
+      limits.admit(address);
       const apiKey = request.headers["x-svc-api-key"];
       let workspace: Workspace;
       try {
@@ -181,9 +184,9 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
           authCache,
         );
       } catch (error) {
-        throw isAuthFailure(error) ? failures.failed(address, apiKey, error) : error;
+        throw isAuthFailure(error) ? await limits.failed(address, apiKey, error) : error;
       }
-      limiter.take(workspace.id);
+      await limits.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);
     });
     const bodySchema = bodySchemas(config);

@@ -3,9 +3,9 @@ import type { Clock } from "../lib/clock.js";
 
 /**
  * Per-API-key token bucket (docs/contract.md "Limits"): `perMinute` requests a minute, refilled
- * continuously, bursts up to one minute's worth. In-process: with several processes
- * on PostgreSQL each enforces its own budget. Only authenticated keys get a bucket,
- * so unknown keys cannot grow the map.
+ * continuously, bursts up to one minute's worth. With several processes on one host the
+ * supervisor holds the buckets and workers lease tokens from it (src/http/shared-limits.ts).
+ * Only authenticated keys get a bucket, so unknown keys cannot grow the map.
  */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
@@ -17,19 +17,43 @@ export class RateLimiter {
 
   /** Takes one request from the key's budget, or throws RESOURCE_EXHAUSTED with the seconds to wait. */
   take(key: string): void {
-    if (this.perMinute <= 0) return;
+    this.takeUpTo(key, () => 1);
+  }
+
+  /**
+   * Takes at least one token of the key's budget and at most `most(tokens left)`: how many it
+   * took (a lease for another process, src/http/shared-limits.ts), or throws RESOURCE_EXHAUSTED.
+   */
+  takeUpTo(key: string, most: (tokens: number) => number): number {
+    if (this.perMinute <= 0) return Number.POSITIVE_INFINITY;
+    const bucket = this.refilled(key);
+    if (bucket.tokens >= 1) {
+      const taken = Math.max(1, Math.min(Math.floor(bucket.tokens), most(bucket.tokens)));
+      bucket.tokens -= taken;
+      return taken;
+    }
+    const retryAfterS = Math.max(1, Math.ceil((1 - bucket.tokens) / this.ratePerMs / 1000));
+    throw new RateLimited(retryAfterS);
+  }
+
+  /** Tokens taken and not used go back to the key's budget (never above a full bucket). */
+  giveBack(key: string, tokens: number): void {
+    if (this.perMinute <= 0 || !(tokens > 0)) return;
+    const bucket = this.refilled(key);
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + tokens);
+  }
+
+  private get ratePerMs(): number {
+    return this.perMinute / 60_000;
+  }
+
+  private refilled(key: string): { tokens: number; at: number } {
     const now = this.clock.now();
-    const ratePerMs = this.perMinute / 60_000;
     const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, at: now };
-    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * ratePerMs);
+    bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * this.ratePerMs);
     bucket.at = now;
     this.buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return;
-    }
-    const retryAfterS = Math.max(1, Math.ceil((1 - bucket.tokens) / ratePerMs / 1000));
-    throw new RateLimited(retryAfterS);
+    return bucket;
   }
 }
 
@@ -104,6 +128,12 @@ export class BoundedBuckets {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.ratePerMs / 1000));
   }
 
+  /** Milliseconds until `key` has a token again (0: it has one now). */
+  msToOne(key: string): number {
+    const bucket = this.refilled(key);
+    return bucket === undefined || bucket.tokens >= 1 ? 0 : Math.ceil((1 - bucket.tokens) / this.ratePerMs);
+  }
+
   private makeRoom(): void {
     if (this.buckets.size < this.capacity) return;
     const now = this.clock.now();
@@ -150,11 +180,23 @@ export class AuthFailureLimiter {
 
   /** After a failed authentication: the error to answer (`failure`, or RESOURCE_EXHAUSTED). */
   failed(address: string, apiKey: unknown, failure: unknown): unknown {
-    if (this.perMinute <= 0) return failure;
+    const { wait } = this.spend(address, apiKey);
+    return wait > 0 ? tooManyFailures(wait) : failure;
+  }
+
+  /**
+   * Spends a failure of the address and of the key: `wait`, the seconds until either has a
+   * token (0: the failure is answered as itself), and `addressBlockedMs`, how long the
+   * address is now refused before its credentials are looked up (0: not refused).
+   */
+  spend(address: string, apiKey: unknown): { wait: number; addressBlockedMs: number } {
+    if (this.perMinute <= 0) return { wait: 0, addressBlockedMs: 0 };
     const byAddress = this.addresses.spend(address);
     const byKey =
       typeof apiKey === "string" && apiKey !== "" ? this.keys.spend(apiKey.slice(0, KEY_PREFIX)) : 0;
-    const wait = Math.max(byAddress, byKey);
-    return wait > 0 ? new RateLimited(wait, "Too many failed authentications") : failure;
+    return { wait: Math.max(byAddress, byKey), addressBlockedMs: this.addresses.msToOne(address) };
   }
 }
+
+/** RESOURCE_EXHAUSTED for a failed authentication past the limit. */
+export const tooManyFailures = (wait: number) => new RateLimited(wait, "Too many failed authentications");

@@ -1,8 +1,11 @@
+import type { Worker } from "node:cluster";
 import { describe, expect, it } from "vitest";
+import { LimitLedger } from "../../src/cli/limit-ledger.js";
 import { ConfigError, loadConfig } from "../../src/config.js";
 import { parseJson } from "../../src/http/body.js";
 import { addressGroup, serverTimeouts } from "../../src/http/connections.js";
 import { AuthFailureLimiter, BoundedBuckets, RateLimited } from "../../src/http/rate-limit.js";
+import { SharedLimits } from "../../src/http/shared-limits.js";
 import { ManualClock } from "../../src/lib/clock.js";
 
 describe("BoundedBuckets", () => {
@@ -103,5 +106,75 @@ describe("parseJson", () => {
       "data.a[1] must be a finite number",
     );
     expect(() => parseJson(Buffer.from(" 1e999"))).toThrow("The request body must be a finite number");
+  });
+});
+
+describe("limits shared by the workers of a supervisor", () => {
+  /** Two workers' SharedLimits wired to one LimitLedger, messages delivered at once (no processes). */
+  function twoWorkers(perMinute: number, clock: ManualClock) {
+    const fakes: { worker: Worker; limits: SharedLimits }[] = [];
+    const ledger = new LimitLedger(
+      { requestsPerMinute: perMinute, failuresPerMinute: perMinute },
+      clock,
+      () => fakes.map((f) => f.worker),
+    );
+    for (let i = 0; i < 2; i++) {
+      const fake = {} as { worker: Worker; limits: SharedLimits };
+      fake.worker = {
+        isConnected: () => true,
+        send: (message: unknown) => queueMicrotask(() => fake.limits.receive(message)),
+      } as unknown as Worker;
+      fake.limits = new SharedLimits((m) => queueMicrotask(() => ledger.receive(fake.worker, m)), clock, {
+        requests: perMinute,
+        failures: perMinute,
+      });
+      fakes.push(fake);
+    }
+    return fakes.map((f) => f.limits);
+  }
+
+  it("never lets the workers together pass a workspace's limit, leases included, and lends unused tokens back", async () => {
+    const clock = new ManualClock();
+    const [a, b] = twoWorkers(1000, clock);
+    let served = 0;
+    for (let i = 0; i < 1500; i++) {
+      try {
+        await (i % 3 === 0 ? a! : b!).take("ws");
+        served += 1;
+      } catch (error) {
+        expect(error).toBeInstanceOf(RateLimited);
+      }
+    }
+    // Leases still held are not lost: closing the workers gives them back to the bucket.
+    expect(served).toBeLessThanOrEqual(1000);
+    a!.close();
+    b!.close();
+    await Promise.resolve();
+    let more = 0;
+    for (let i = 0; i < 200; i++) {
+      try {
+        await b!.take("ws");
+        more += 1;
+      } catch {
+        break;
+      }
+    }
+    expect(served + more).toBe(1000);
+  });
+
+  it("refuses an address in every worker once it failed too often in any", async () => {
+    const clock = new ManualClock();
+    const [a, b] = twoWorkers(3, clock);
+    const failure = new Error("Invalid API key.");
+    for (let i = 0; i < 3; i++)
+      expect(await (i % 2 ? a! : b!).failed("10.0.0.1", "k", failure)).toBe(failure);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(() => a!.admit("10.0.0.1")).toThrow(RateLimited);
+    expect(() => b!.admit("10.0.0.1")).toThrow(RateLimited);
+    expect(() => b!.admit("10.0.0.2")).not.toThrow();
+    clock.advance(20_000);
+    expect(() => a!.admit("10.0.0.1")).not.toThrow();
+    a!.close();
+    b!.close();
   });
 });
