@@ -92,5 +92,5 @@ for (const dialect of DIALECTS)
         await server.stop();
         await scratch.drop();
       }
-    });
+    }, 240_000);
   });
