@@ -50,6 +50,8 @@ export interface Config {
   readonly webhookDnsPerWorkspace: number;
   /** Finished webhook deliveries (and their attempts and events) are deleted this long after they finished. */
   readonly webhookRetentionMs: number;
+  /** Advanced webhook endpoints one workspace may have (docs/webhooks.md "Advanced webhooks"). */
+  readonly webhookEndpointsMax: number;
   // User-data erasure jobs (docs/privacy.md).
   /** Rows one erasure batch (one short write transaction) deletes, rewrites or scans at most. */
   readonly erasureBatchRows: number;
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookDnsTimeoutMs: integer(env, "COLLABD_WEBHOOK_DNS_TIMEOUT_MS", 5_000, 100, 60_000),
     webhookDnsPerWorkspace: integer(env, "COLLABD_WEBHOOK_DNS_PER_WORKSPACE", 4, 1, 64),
     webhookRetentionMs: duration(env, "COLLABD_WEBHOOK_RETENTION", "30d", 60_000, 3650 * 86_400_000),
+    webhookEndpointsMax: integer(env, "COLLABD_WEBHOOK_ENDPOINTS_MAX", 50, 1, 1_000),
     erasureBatchRows: integer(env, "COLLABD_ERASURE_BATCH_ROWS", 200, 1, 10_000),
     erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
     erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),

@@ -1805,6 +1805,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/advancedwebhook/endpoints/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an advanced webhook endpoint
+         * @description A new endpoint with its own `whsec_` signing secret (generated; read it with secret/get). At most `COLLABD_WEBHOOK_ENDPOINTS_MAX` (50) per workspace (RESOURCE_EXHAUSTED beyond); a taken `uid` is ALREADY_EXISTS; a bad URL is INVALID_ARGUMENT `url must be a valid http(s) URL.`. Needs advanced webhooks enabled (FAILED_PRECONDITION otherwise); `endpointId` may be the endpoint's `id` or its `uid`.
+         */
+        post: operations["advancedWebhookEndpointsCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an advanced webhook endpoint
+         * @description Removes the endpoint and its secret; its pending deliveries are never sent. Unknown endpoint: NOT_FOUND `Advanced webhook provider request failed.` Needs advanced webhooks enabled (FAILED_PRECONDITION otherwise); `endpointId` may be the endpoint's `id` or its `uid`.
+         */
+        post: operations["advancedWebhookEndpointsDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get advanced webhook endpoints
+         * @description The workspace's endpoints, oldest first, `limit` (1–250, default 50) per page; while `done` is false, send `iterator` back for the next page. Needs advanced webhooks enabled (FAILED_PRECONDITION otherwise); `endpointId` may be the endpoint's `id` or its `uid`.
+         */
+        post: operations["advancedWebhookEndpointsGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/secret/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get an advanced webhook endpoint's signing secret
+         * @description The `whsec_…` secret that signs this endpoint's deliveries (Standard Webhooks). Answered with `Cache-Control: no-store`. Needs advanced webhooks enabled (FAILED_PRECONDITION otherwise); `endpointId` may be the endpoint's `id` or its `uid`.
+         */
+        post: operations["advancedWebhookEndpointsSecretGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhook/endpoints/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update an advanced webhook endpoint
+         * @description Partial update (null clears a field); at least one field besides `endpointId`. `disabled: false` also lifts an automatic disable. Unknown endpoint: NOT_FOUND `Advanced webhook provider request failed.` Needs advanced webhooks enabled (FAILED_PRECONDITION otherwise); `endpointId` may be the endpoint's `id` or its `uid`.
+         */
+        post: operations["advancedWebhookEndpointsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhookconfig/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get advanced webhook configuration
+         * @description The advanced webhook switch and payload format; every field false or `""` until the first enable.
+         */
+        post: operations["advancedWebhookConfigGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/advancedwebhookconfig/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update advanced webhook configuration
+         * @description Partial update of the advanced webhook switch and payload format; at least one field. The first update must set `isEnabled: true` (FAILED_PRECONDITION otherwise). Answers the whole configuration.
+         */
+        post: operations["advancedWebhookConfigUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspace/webhookconfig/get": {
         parameters: {
             query?: never;
@@ -2043,6 +2183,115 @@ export interface components {
             id: string;
             message: string;
             success: boolean;
+        };
+        /** @description The workspace's advanced webhook switch and payload format (defaults before the first enable). */
+        AdvancedWebhookConfig: {
+            /** @description Stored and returned only; it changes nothing. */
+            enableDataProtection: boolean;
+            encodeData: boolean;
+            encryptData: boolean;
+            isEnabled: boolean;
+            /** @description RSA public key for encryptData; `""` when unset. */
+            publicKey: string;
+        };
+        AdvancedWebhookConfigGetRequest: Record<string, never>;
+        /** @description At least one field; fields not sent keep their value. */
+        AdvancedWebhookConfigUpdateRequest: {
+            /** @description Stored and returned only. */
+            enableDataProtection?: boolean;
+            /** @description Send `{encodedPayload: base64(JSON)}`. */
+            encodeData?: boolean;
+            /** @description Encrypt payloads with publicKey (AES-256-CBC, RSA-OAEP-SHA-256 key wrap). */
+            encryptData?: boolean;
+            /** @description Turns advanced webhooks on or off; the first update must set it true. */
+            isEnabled?: boolean;
+            /** @description RSA ≥ 2048 bits, base64 DER (no PEM armour) or PEM; `""` clears it. */
+            publicKey?: string;
+        };
+        /** @description An advanced webhook endpoint. Fields never set are null. */
+        AdvancedWebhookEndpoint: {
+            channels: string[] | null;
+            /** @description ISO 8601. */
+            createdAt: string;
+            description: string | null;
+            disabled: boolean;
+            disabledReason: string | null;
+            failingSince: string | null;
+            filterTypes: string[] | null;
+            /** @description `ep_…`. */
+            id: string;
+            /** @description collabd extra: the metadata set, or null. */
+            metadata: {
+                [key: string]: string;
+            } | null;
+            rateLimit: number | null;
+            uid: string | null;
+            /** @description ISO 8601. */
+            updatedAt: string;
+            url: string;
+        };
+        AdvancedWebhookEndpointPage: {
+            /** @description true on the last page. */
+            done: boolean;
+            endpoints: components["schemas"]["AdvancedWebhookEndpoint"][];
+            /** @description Send it back as `iterator` for the next page; null on the last. */
+            iterator: string | null;
+            /** @description Always null: collabd pages forward only. */
+            prevIterator: string | null;
+        };
+        AdvancedWebhookEndpointsCreateRequest: {
+            /** @description Channels the endpoint receives: an event's channels are its `organizationId` and `<organizationId>/<documentId>`. Left out: every channel. If present, not empty. */
+            channels?: string[];
+            description?: string;
+            /** @description Default false. */
+            disabled?: boolean;
+            /** @description Event types the endpoint receives; left out: every type. If present, not empty. */
+            filterTypes?: ("comment_annotation.add" | "comment_annotation.assign" | "comment_annotation.status_change" | "comment_annotation.priority_change" | "comment_annotation.custom_list_change" | "comment_annotation.subscribe" | "comment_annotation.unsubscribe" | "comment_annotation.accept" | "comment_annotation.reject" | "comment_annotation.approve" | "comment_annotation.suggestion_accept" | "comment_annotation.suggestion_reject" | "comment.add" | "comment.update" | "comment.delete" | "comment.reaction_add" | "comment.reaction_delete" | "huddle.create" | "huddle.join" | "crdt.update_data" | "recorder.done" | "execution.dispatched" | "execution.completed" | "execution.failed" | "execution.cancelled" | "step.awaiting-approval" | "step.completed" | "step.failed" | "step.breached" | "step.cancelled" | "group.quorum-met" | "loop.iteration-started" | "loop.exhausted" | "message.attempt.exhausted")[];
+            /** @description String values only. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description Deliveries per second at most; more are delayed, never dropped. */
+            rateLimit?: number;
+            /** @description Your own unique name for the endpoint (letters, digits, `-`, `_`, `.`; not starting `ep_`). */
+            uid?: string;
+            /** @description An absolute http(s) URL. */
+            url: string;
+        };
+        AdvancedWebhookEndpointsDeleteRequest: {
+            /** @description The endpoint's `id`, or its `uid`. */
+            endpointId: string;
+        };
+        AdvancedWebhookEndpointSecret: {
+            endpointId: string;
+            /** @description `whsec_` + base64 key bytes: verifies this endpoint's signatures. */
+            secret: string;
+        };
+        AdvancedWebhookEndpointsGetRequest: {
+            /** @description The `iterator` of the previous page. */
+            iterator?: string;
+            /** @description Endpoints per page, 1–250; default 50. */
+            limit?: number;
+        };
+        AdvancedWebhookEndpointsSecretGetRequest: {
+            /** @description The endpoint's `id`, or its `uid`. */
+            endpointId: string;
+        };
+        /** @description endpointId and at least one other field; fields not sent keep their value, null clears one. */
+        AdvancedWebhookEndpointsUpdateRequest: {
+            channels?: string[] | null;
+            description?: string | null;
+            /** @description false also clears an automatic disable. */
+            disabled?: boolean;
+            /** @description The endpoint's `id`, or its `uid`. */
+            endpointId: string;
+            filterTypes?: ("comment_annotation.add" | "comment_annotation.assign" | "comment_annotation.status_change" | "comment_annotation.priority_change" | "comment_annotation.custom_list_change" | "comment_annotation.subscribe" | "comment_annotation.unsubscribe" | "comment_annotation.accept" | "comment_annotation.reject" | "comment_annotation.approve" | "comment_annotation.suggestion_accept" | "comment_annotation.suggestion_reject" | "comment.add" | "comment.update" | "comment.delete" | "comment.reaction_add" | "comment.reaction_delete" | "huddle.create" | "huddle.join" | "crdt.update_data" | "recorder.done" | "execution.dispatched" | "execution.completed" | "execution.failed" | "execution.cancelled" | "step.awaiting-approval" | "step.completed" | "step.failed" | "step.breached" | "step.cancelled" | "group.quorum-met" | "loop.iteration-started" | "loop.exhausted" | "message.attempt.exhausted")[] | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+            rateLimit?: number | null;
+            /** @description An absolute http(s) URL. */
+            url?: string;
         };
         /** @description Why the agent commented (open). */
         AgentReason: {
@@ -3624,6 +3873,8 @@ export interface components {
         WebhookDeliveriesGetRequest: {
             /** @description Fetch these deliveries (their `webhookId`). */
             deliveryIds?: string[];
+            /** @description Only the deliveries to this advanced webhook endpoint (its `id`). */
+            endpointId?: string;
             /** @description e.g. `comment.add`. */
             event?: string;
             /** @description Add each delivery's `payload` (as sent, before encoding); default false. */
@@ -3639,15 +3890,20 @@ export interface components {
             /** @description Deliveries (`webhookId`) to attempt again now, with a fresh retry schedule. */
             deliveryIds: string[];
         };
-        /** @description One event's delivery to one URL. */
+        /** @description One event's delivery to one URL or advanced webhook endpoint. */
         WebhookDelivery: {
             attemptCount: number;
             attempts: components["schemas"]["DeliveryAttempt"][];
             createdAt: number;
+            /** @description The advanced webhook endpoint it goes to (`kind` `advanced`); null for the two URLs. */
+            endpointId: string | null;
             event: string;
             eventId: string;
-            /** @enum {string} */
-            kind: "raw" | "processed";
+            /**
+             * @description `raw` or `processed`: one of the configuration's two URLs; `advanced`: an advanced webhook endpoint.
+             * @enum {string}
+             */
+            kind: "raw" | "processed" | "advanced";
             lastError: string | null;
             lastHttpStatus: number | null;
             nextAttemptAt: number | null;
@@ -6777,7 +7033,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 22
+                     *         "tasksCount": 24
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -6785,7 +7041,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 22
+                     *           "tasksCount": 24
                      *         }
                      *       }
                      *     }
@@ -11194,7 +11450,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 22
+                     *         "tasksCount": 24
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -11202,7 +11458,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 22
+                     *           "tasksCount": 24
                      *         }
                      *       }
                      *     }
@@ -11624,6 +11880,537 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    advancedWebhookEndpointsCreate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "url": "https://hooks.example.com/collabd",
+                 *         "description": "CRM sync",
+                 *         "filterTypes": [
+                 *           "comment.add",
+                 *           "comment_annotation.status_change"
+                 *         ],
+                 *         "channels": [
+                 *           "org-1"
+                 *         ],
+                 *         "rateLimit": 10,
+                 *         "uid": "crm-sync",
+                 *         "metadata": {
+                 *           "team": "sales"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookEndpointsCreateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook endpoint created successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook endpoint created successfully.",
+                     *         "data": {
+                     *           "id": "ep_2mN4yQ8cKd3vXw9ZbT5rLp",
+                     *           "url": "https://hooks.example.com/collabd",
+                     *           "description": "CRM sync",
+                     *           "filterTypes": [
+                     *             "comment.add",
+                     *             "comment_annotation.status_change"
+                     *           ],
+                     *           "channels": [
+                     *             "org-1"
+                     *           ],
+                     *           "disabled": false,
+                     *           "rateLimit": 10,
+                     *           "uid": "crm-sync",
+                     *           "createdAt": "2026-01-01T00:00:00.000Z",
+                     *           "updatedAt": "2026-01-01T00:00:00.000Z",
+                     *           "metadata": {
+                     *             "team": "sales"
+                     *           },
+                     *           "disabledReason": null,
+                     *           "failingSince": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AdvancedWebhookEndpoint"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    advancedWebhookEndpointsDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "endpointId": "crm-sync"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookEndpointsDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook endpoint deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook endpoint deleted successfully.",
+                     *         "data": {
+                     *           "endpointId": "ep_2mN4yQ8cKd3vXw9ZbT5rLp",
+                     *           "deleted": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: {
+                                /** @constant */
+                                deleted: true;
+                                endpointId: string;
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    advancedWebhookEndpointsGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "limit": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookEndpointsGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook endpoints retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook endpoints retrieved successfully.",
+                     *         "data": {
+                     *           "endpoints": [
+                     *             {
+                     *               "id": "ep_2mN4yQ8cKd3vXw9ZbT5rLp",
+                     *               "url": "https://hooks.example.com/collabd",
+                     *               "description": "CRM sync",
+                     *               "filterTypes": [
+                     *                 "comment.add",
+                     *                 "comment_annotation.status_change"
+                     *               ],
+                     *               "channels": [
+                     *                 "org-1"
+                     *               ],
+                     *               "disabled": false,
+                     *               "rateLimit": 10,
+                     *               "uid": "crm-sync",
+                     *               "createdAt": "2026-01-01T00:00:00.000Z",
+                     *               "updatedAt": "2026-01-01T00:00:00.000Z",
+                     *               "metadata": {
+                     *                 "team": "sales"
+                     *               },
+                     *               "disabledReason": null,
+                     *               "failingSince": null
+                     *             }
+                     *           ],
+                     *           "iterator": null,
+                     *           "prevIterator": null,
+                     *           "done": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AdvancedWebhookEndpointPage"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    advancedWebhookEndpointsSecretGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "endpointId": "crm-sync"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookEndpointsSecretGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook endpoint secret retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook endpoint secret retrieved successfully.",
+                     *         "data": {
+                     *           "endpointId": "ep_2mN4yQ8cKd3vXw9ZbT5rLp",
+                     *           "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AdvancedWebhookEndpointSecret"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    advancedWebhookEndpointsUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "endpointId": "crm-sync",
+                 *         "rateLimit": 20
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookEndpointsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook endpoint updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook endpoint updated successfully.",
+                     *         "data": {
+                     *           "id": "ep_2mN4yQ8cKd3vXw9ZbT5rLp",
+                     *           "url": "https://hooks.example.com/collabd",
+                     *           "description": "CRM sync",
+                     *           "filterTypes": [
+                     *             "comment.add",
+                     *             "comment_annotation.status_change"
+                     *           ],
+                     *           "channels": [
+                     *             "org-1"
+                     *           ],
+                     *           "disabled": false,
+                     *           "rateLimit": 20,
+                     *           "uid": "crm-sync",
+                     *           "createdAt": "2026-01-01T00:00:00.000Z",
+                     *           "updatedAt": "2026-01-01T00:00:00.000Z",
+                     *           "metadata": {
+                     *             "team": "sales"
+                     *           },
+                     *           "disabledReason": null,
+                     *           "failingSince": null
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AdvancedWebhookEndpoint"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    advancedWebhookConfigGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook configuration retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook configuration retrieved successfully.",
+                     *         "data": {
+                     *           "isEnabled": true,
+                     *           "encryptData": false,
+                     *           "encodeData": false,
+                     *           "publicKey": "",
+                     *           "enableDataProtection": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AdvancedWebhookConfig"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    advancedWebhookConfigUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: the first request with a key that writes stores its answer in the same transaction as its first write (kept 24 h); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "isEnabled": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AdvancedWebhookConfigUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Advanced webhook configuration updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Advanced webhook configuration updated successfully.",
+                     *         "data": {
+                     *           "isEnabled": true,
+                     *           "encryptData": false,
+                     *           "encodeData": false,
+                     *           "publicKey": "",
+                     *           "enableDataProtection": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AdvancedWebhookConfig"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     webhookConfigGet: {
         parameters: {
             query?: never;
@@ -11831,6 +12618,7 @@ export interface operations {
                      *             "event": "comment.add",
                      *             "kind": "raw",
                      *             "url": "https://hooks.example.com/raw",
+                     *             "endpointId": null,
                      *             "status": "failed",
                      *             "attemptCount": 8,
                      *             "lastHttpStatus": 500,

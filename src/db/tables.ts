@@ -153,6 +153,39 @@ export interface WebhookDeliveryRow {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** The advanced webhook endpoint it goes to (kind `advanced`, migration 0021); null for the two URLs. */
+  endpoint_id: string | null;
+}
+
+/** A workspace's advanced webhook switch and payload format; the row exists once enabled (migration 0021). */
+export interface AdvancedWebhookConfigRow {
+  workspace_id: string;
+  enabled: number;
+  encode_data: number;
+  encrypt_data: number;
+  public_key: string | null;
+  /** Stored and returned, no effect (docs/compatibility.md "D15"). */
+  enable_data_protection: number;
+  updated_at: number;
+}
+
+/** One advanced webhook endpoint (docs/webhooks.md "Advanced webhooks"); `secret` is sealed (Keys.atRest). */
+export interface WebhookEndpointRow {
+  workspace_id: string;
+  /** `ep_…`. */
+  id: string;
+  /** The caller's own name for it, unique in the workspace. */
+  uid: string | null;
+  /** JSON: url, description, filterTypes, channels, rateLimit, metadata (what the caller set). */
+  settings: string;
+  disabled: number;
+  /** Why collabd disabled it (every attempt failing for 5 days); null when the caller did, or enabled. */
+  disabled_reason: string | null;
+  /** When its current run of failed attempts began; null after a success. */
+  failing_since: number | null;
+  secret: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface WebhookAttemptRow {
@@ -367,6 +400,8 @@ export interface Tables {
   webhook_events: WebhookEventRow;
   webhook_deliveries: WebhookDeliveryRow;
   webhook_attempts: WebhookAttemptRow;
+  advanced_webhook_configs: AdvancedWebhookConfigRow;
+  webhook_endpoints: WebhookEndpointRow;
   workspace_usage: WorkspaceUsageRow;
   comment_annotations: CommentAnnotationRow;
   comment_annotation_users: CommentAnnotationUserRow;

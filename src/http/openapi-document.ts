@@ -107,6 +107,8 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Users:
     "User profiles per organization and memberships at organization, folder or document level; what is stored about a user: export and erasure (docs/privacy.md).",
   Webhooks: "Where events are delivered, and the delivery log.",
+  "Advanced webhooks":
+    "Any number of signed delivery endpoints, each with its own event filter and rate limit.",
 };
 
 const INFO_DESCRIPTION =

@@ -1,5 +1,6 @@
 import { accessOperations } from "../areas/access/routes.js";
 import { activityOperations } from "../areas/activities/routes.js";
+import { advancedWebhookOperations } from "../areas/advanced-webhooks/routes.js";
 import { commentOperations } from "../areas/comments/routes.js";
 import { documentOperations } from "../areas/documents/routes.js";
 import { folderOperations } from "../areas/folders/routes.js";
@@ -43,6 +44,7 @@ export const allOperations: readonly Operation[] = [
   ...accessOperations,
   ...userOperations,
   ...webhookOperations,
+  ...advancedWebhookOperations,
   ...commentOperations,
   ...userDataOperations,
 ].map(refusingSwept);

@@ -7,6 +7,7 @@ import { notificationConfigs } from "./kinds/notification-configs.js";
 import { notifications } from "./kinds/notifications.js";
 import { recordings } from "./kinds/recordings.js";
 import { users } from "./kinds/users.js";
+import { webhookEndpoints } from "./kinds/webhook-endpoints.js";
 import { webhookDeliveries } from "./kinds/webhooks.js";
 
 /**
@@ -27,6 +28,7 @@ export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
   notifications,
   recordings,
   activities,
+  webhookEndpoints,
   // Last: whatever event still names the user once the records above are done.
   webhookDeliveries,
 ];

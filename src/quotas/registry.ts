@@ -64,6 +64,11 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   jobs: { by: "triggers", migration: "0017_usage_everywhere", shares: { records: "1" } },
   job_tasks: { by: "triggers", migration: "0017_usage_everywhere", shares: { records: "1" } },
   tombstones: { by: "triggers", migration: "0017_usage_everywhere", shares: { records: "1" } },
+  webhook_endpoints: {
+    by: "triggers",
+    migration: "0021_webhook_endpoints",
+    shares: { records: "1", bytes: "octet_length(settings)" },
+  },
   notification_recipients: {
     exempt:
       "inbox rows of a counted notification, at most one per user of its organization (users are counted)",
@@ -78,6 +83,7 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   },
   webhook_attempts: { exempt: "at most the configured attempts per counted delivery, removed at retention" },
   webhook_configs: { exempt: "one row per workspace" },
+  advanced_webhook_configs: { exempt: "one row per workspace" },
   workspaces: { exempt: "created by the operator (CLI), not by tenants" },
   auth_tokens: { exempt: "created by the operator (CLI), not by tenants" },
   workspace_usage: { exempt: "the usage itself: at most 16 rows per workspace" },

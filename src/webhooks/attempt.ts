@@ -1,5 +1,6 @@
-import { deliveryBody } from "./body.js";
+import { type BodyFormat, deliveryBody } from "./body.js";
 import { EgressRefused } from "./egress.js";
+import type { EndpointHook } from "./endpoints.js";
 import { ERASED } from "./history.js";
 import { withWebhookId } from "./payloads.js";
 import type { ClaimedDelivery } from "./queue.js";
@@ -12,6 +13,9 @@ export interface WorkspaceHook {
   readonly settings: WebhookSettings;
   readonly secrets: SigningSecrets;
 }
+
+/** What a delivery is sent with: the workspace's two URLs, or one advanced webhook endpoint. */
+export type DeliveryHook = WorkspaceHook | EndpointHook;
 
 export interface AttemptDeps {
   readonly sender: Sender;
@@ -29,6 +33,51 @@ export interface AttemptOutcome {
   readonly error: string | null;
   /** Retrying cannot help: the destination is refused or the service is off. */
   readonly permanent: boolean;
+  /** Nothing was sent: the service or endpoint is off or gone, the content erased. */
+  readonly skipped: boolean;
+  /** The URL attempted, when it was an endpoint's (its URL as it is now). */
+  readonly url?: string;
+}
+
+/** Where and how one attempt goes, or why it does not go at all. */
+type Target =
+  | {
+      readonly url: string;
+      readonly secrets: readonly string[];
+      readonly authToken: string | null;
+      readonly format: BodyFormat;
+      readonly endpoint: boolean;
+    }
+  | { readonly skip: string };
+
+/** Deliveries to an endpoint stop once it is deleted or disabled, or advanced webhooks are off. */
+export const NOT_SENT_ENDPOINT_GONE = "Not sent: the advanced webhook endpoint was deleted.";
+export const NOT_SENT_ENDPOINT_DISABLED = "Not sent: the advanced webhook endpoint is disabled.";
+export const NOT_SENT_ADVANCED_OFF = "Not sent: advanced webhooks are disabled for this workspace.";
+
+function targetOf(delivery: ClaimedDelivery, hook: DeliveryHook | null, at: number): Target {
+  if (hook !== null && "endpoint" in hook) {
+    if (hook.format === null) return { skip: NOT_SENT_ADVANCED_OFF };
+    if (hook.endpoint === null) return { skip: NOT_SENT_ENDPOINT_GONE };
+    if (hook.endpoint.disabled) return { skip: NOT_SENT_ENDPOINT_DISABLED };
+    return {
+      url: hook.endpoint.url,
+      secrets: [hook.endpoint.secret],
+      authToken: null,
+      format: hook.format,
+      endpoint: true,
+    };
+  }
+  if (hook === null || !hook.settings.enabled) {
+    return { skip: "The webhook service is disabled for this workspace." };
+  }
+  return {
+    url: delivery.url,
+    secrets: liveSecrets(hook.secrets, at),
+    authToken: hook.settings.authToken,
+    format: hook.settings,
+    endpoint: false,
+  };
 }
 
 const ERROR_SNIPPET = 200;
@@ -43,7 +92,7 @@ export const NOT_SENT_ERASED = "Not sent: its record was deleted, and its conten
  */
 export async function attemptDelivery(
   delivery: ClaimedDelivery,
-  hook: WorkspaceHook | null,
+  hook: DeliveryHook | null,
   deps: AttemptDeps,
   signal?: AbortSignal,
 ): Promise<AttemptOutcome> {
@@ -56,19 +105,20 @@ export async function attemptDelivery(
     retryAfter: null,
     error: null,
     permanent: false,
+    skipped: false,
     ...fields,
   });
-  if (hook === null || !hook.settings.enabled) {
-    return outcome({ error: "The webhook service is disabled for this workspace.", permanent: true });
-  }
+  const target = targetOf(delivery, hook, startedAt);
+  if ("skip" in target) return outcome({ error: target.skip, permanent: true, skipped: true });
   if (delivery.payload === ERASED) {
-    return outcome({ error: NOT_SENT_ERASED, permanent: true });
+    return outcome({ error: NOT_SENT_ERASED, permanent: true, skipped: true });
   }
+  const url = target.endpoint ? { url: target.url } : {};
   let body: string;
   try {
-    body = deliveryBody(withWebhookId(delivery.payload, delivery.id), hook.settings);
+    body = deliveryBody(withWebhookId(delivery.payload, delivery.id), target.format);
   } catch (error) {
-    return outcome({ error: (error as Error).message, permanent: true });
+    return outcome({ error: (error as Error).message, permanent: true, ...url });
   }
   const timestamp = Math.floor(startedAt / 1000);
   const headers: Record<string, string> = {
@@ -76,12 +126,12 @@ export async function attemptDelivery(
     "user-agent": "collabd-webhooks/1",
     "webhook-id": delivery.id,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signatureHeader(liveSecrets(hook.secrets, startedAt), delivery.id, timestamp, body),
+    "webhook-signature": signatureHeader(target.secrets, delivery.id, timestamp, body),
   };
-  if (hook.settings.authToken) headers.authorization = `Basic ${hook.settings.authToken}`;
+  if (target.authToken) headers.authorization = `Basic ${target.authToken}`;
   try {
     const response = await deps.sender({
-      url: delivery.url,
+      url: target.url,
       headers,
       body,
       timeoutMs: deps.timeoutMs,
@@ -93,9 +143,10 @@ export async function attemptDelivery(
       httpStatus: response.status,
       retryAfter: response.retryAfter,
       error: ok ? null : describeStatus(response.status, response.body),
+      ...url,
     });
   } catch (error) {
-    return outcome({ error: describeError(error), permanent: error instanceof EgressRefused });
+    return outcome({ error: describeError(error), permanent: error instanceof EgressRefused, ...url });
   }
 }
 

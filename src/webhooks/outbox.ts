@@ -4,6 +4,7 @@ import type { Ctx } from "../context.js";
 import { fixedBatches } from "../db/batches.js";
 import type { Tables, WebhookDeliveryRow, WebhookEventRow } from "../db/tables.js";
 import { notifyOnCommit } from "../db/transactions.js";
+import { endpointDeliveries, eventChannels, liveEndpoints } from "./endpoints.js";
 import { advancedPayload, buildPayloads, type OutboxEvent } from "./payloads.js";
 
 export type { OutboxEvent } from "./payloads.js";
@@ -22,9 +23,10 @@ outboxSignal.setMaxListeners(0);
 
 /**
  * The transactional outbox (docs/webhooks.md "What fires"; docs/architecture.md "Conventions"): writes the events and one pending
- * delivery per configured URL in the caller's transaction, so an acknowledged change
- * never loses its webhook and a rolled-back one never sends it. Events whose trigger is
- * not `true`, or any event while the service is off, write nothing.
+ * delivery per configured URL, and one per advanced webhook endpoint that takes the event,
+ * in the caller's transaction, so an acknowledged change never loses its webhook and a
+ * rolled-back one never sends it. The URLs get events whose trigger is `true` while the
+ * service is on; endpoints get what their `filterTypes` and `channels` let through.
  */
 export async function emitEvents(
   trx: Kysely<Tables>,
@@ -37,21 +39,35 @@ export async function emitEvents(
     .select(["enabled", "raw_url", "processed_url", "triggers", "payload_format"])
     .where("workspace_id", "=", ctx.workspace.id)
     .executeTakeFirst();
-  if (config?.enabled !== 1 || (config.raw_url === null && config.processed_url === null)) return;
-  const triggers = JSON.parse(config.triggers) as Record<string, unknown>;
+  const basic = config?.enabled === 1 && (config.raw_url !== null || config.processed_url !== null);
+  // Advanced webhook endpoints (docs/webhooks.md "Advanced webhooks") take events whatever the triggers say.
+  const endpoints = await liveEndpoints(trx, ctx.workspace.id);
+  if (!basic && endpoints.length === 0) return;
+  const triggers = basic ? (JSON.parse(config.triggers) as Record<string, unknown>) : {};
   const now = ctx.clock.now();
   const due = now + (ctx.config.webhookRetrySchedule[0] ?? 0);
   const eventRows: WebhookEventRow[] = [];
   const deliveryRows: WebhookDeliveryRow[] = [];
   for (const event of events) {
-    if (triggers[event.event] !== true) continue;
+    const toUrls = basic && triggers[event.event] === true;
+    const typed = endpoints.filter((e) => e.settings.filterTypes?.includes(event.event) ?? true);
+    if (!toUrls && typed.length === 0) continue;
     const payloads = buildPayloads(ctx.workspace.id, event);
-    // The advanced format (docs/webhooks.md "Payloads") reshapes the raw payload; processed payloads keep theirs.
-    const raw =
-      config.payload_format === "advanced"
-        ? JSON.stringify(advancedPayload(JSON.parse(payloads.raw) as Record<string, unknown>))
-        : payloads.raw;
+    const basicRaw = JSON.parse(payloads.raw) as Record<string, unknown>;
     const eventId = ctx.ids();
+    const routed = endpointDeliveries(
+      ctx.workspace.id,
+      typed,
+      {
+        eventId,
+        event: event.event,
+        channels: eventChannels(payloads.organizationId, payloads.documentId),
+        payload: JSON.stringify(advancedPayload(basicRaw)),
+      },
+      { now, due },
+      ctx.ids,
+    );
+    if (!toUrls && routed.length === 0) continue;
     eventRows.push({
       workspace_id: ctx.workspace.id,
       id: eventId,
@@ -62,6 +78,11 @@ export async function emitEvents(
       record_kind: event.type,
       record_id: payloads.recordId,
     });
+    deliveryRows.push(...routed);
+    if (!toUrls) continue;
+    // The advanced format (docs/webhooks.md "Payloads") reshapes the raw payload; processed payloads keep theirs.
+    const raw =
+      config.payload_format === "advanced" ? JSON.stringify(advancedPayload(basicRaw)) : payloads.raw;
     for (const [kind, url, payload] of [
       ["raw", config.raw_url, raw],
       ["processed", config.processed_url, payloads.processed],
@@ -84,10 +105,20 @@ export async function emitEvents(
         last_error: null,
         created_at: now,
         updated_at: now,
+        endpoint_id: null,
       });
     }
   }
   if (deliveryRows.length === 0) return;
+  await insertOutbox(trx, eventRows, deliveryRows);
+}
+
+/** Writes events and their deliveries, then wakes the workers once `trx` commits. */
+export async function insertOutbox(
+  trx: Kysely<Tables>,
+  eventRows: readonly WebhookEventRow[],
+  deliveryRows: readonly WebhookDeliveryRow[],
+): Promise<void> {
   // Few distinct texts (db/batches.ts), each far below either dialect's parameter limit.
   for (const part of fixedBatches(eventRows)) await trx.insertInto("webhook_events").values(part).execute();
   for (const part of fixedBatches(deliveryRows)) {

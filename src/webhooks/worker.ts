@@ -1,14 +1,16 @@
 import { performance } from "node:perf_hooks";
 import type { Services } from "../context.js";
 import { randomId } from "../lib/ids.js";
-import { type AttemptOutcome, attemptDelivery, type WorkspaceHook } from "./attempt.js";
+import { type AttemptOutcome, attemptDelivery, type DeliveryHook, type WorkspaceHook } from "./attempt.js";
+import { type EndpointHook, endpointKey, loadEndpointHooks } from "./endpoints.js";
 import { pruneHistory } from "./history.js";
 import { Poller } from "./poller.js";
-import { type ClaimedDelivery, claimDue, releaseClaims } from "./queue.js";
+import { type ClaimedDelivery, claimDue, deferClaims, releaseClaims } from "./queue.js";
 import { ResultWriter } from "./results.js";
 import { decide } from "./schedule.js";
 import { httpSender, type Sender } from "./sender.js";
 import { loadSettings } from "./settings.js";
+import { EndpointThrottle } from "./throttle.js";
 
 /** Where the worker reports what no request will: database trouble, final failures. */
 export interface WorkerLog {
@@ -28,6 +30,8 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** Attempts in flight per workspace at most, so one slow receiver cannot take every slot. */
   readonly perWorkspace?: number;
+  /** Attempts in flight per advanced webhook endpoint at most, so one slow endpoint leaves its workspace's others room. */
+  readonly perEndpoint?: number;
   /** Idle poll interval; emits in this process (and NOTIFY on PostgreSQL) wake it sooner. */
   readonly pollMs?: number;
   /** How often the running loop deletes history older than COLLABD_WEBHOOK_RETENTION. */
@@ -56,12 +60,16 @@ export class DeliveryWorker {
   private readonly elapsed: () => number;
   private readonly concurrency: number;
   private readonly perWorkspace: number;
+  private readonly perEndpoint: number;
   private readonly leaseMs: number;
   private readonly log: WorkerLog;
   private readonly poller: Poller;
   private readonly results: ResultWriter;
   private readonly inFlight = new Map<string, InFlight>();
   private readonly load = new Map<string, number>();
+  /** Attempts in flight per endpoint id. */
+  private readonly endpointLoad = new Map<string, number>();
+  private readonly throttle = new EndpointThrottle();
   private readonly released: ClaimedDelivery[] = [];
   private claiming: Promise<number> | null = null;
   private sweeping: Promise<number> | null = null;
@@ -87,6 +95,7 @@ export class DeliveryWorker {
     this.elapsed = options.elapsed ?? (() => performance.now());
     this.concurrency = options.concurrency ?? 128;
     this.perWorkspace = Math.min(options.perWorkspace ?? 32, this.concurrency);
+    this.perEndpoint = Math.min(options.perEndpoint ?? 8, this.perWorkspace);
     // Longer than any attempt: a lease only runs out when its worker is gone.
     this.leaseMs = config.webhookTimeoutMs + 60_000;
     this.log = options.log ?? silent;
@@ -210,13 +219,16 @@ export class DeliveryWorker {
       return 0;
     }
     const { db } = this.services.database;
+    const now = this.services.clock.now();
     const claimed = await claimDue(db, {
-      now: this.services.clock.now(),
+      now,
       limit: free,
       leaseMs: this.leaseMs,
       claim: randomId(),
       inFlight: this.load,
       perWorkspace: this.perWorkspace,
+      endpointRoom: this.endpointRoom(now),
+      perEndpoint: this.perEndpoint,
     });
     if (claimed.length === 0) {
       this.saturated = this.atLimit();
@@ -226,17 +238,57 @@ export class DeliveryWorker {
     // just after the commit becomes visible): a receiver never hears of a lost record.
     await this.services.database.durable();
     let hooks: Map<string, WorkspaceHook>;
+    let endpointHooks: Map<string, EndpointHook>;
     try {
+      const toUrls = claimed.filter((d) => !d.endpointId);
       hooks = await loadSettings(db, this.services.keys.atRest, [
-        ...new Set(claimed.map((d) => d.workspaceId)),
+        ...new Set(toUrls.map((d) => d.workspaceId)),
       ]);
+      endpointHooks = await loadEndpointHooks(
+        db,
+        this.services.keys.atRest,
+        claimed.flatMap((d) =>
+          d.endpointId ? [{ workspaceId: d.workspaceId, endpointId: d.endpointId }] : [],
+        ),
+      );
     } catch (error) {
       await releaseClaims(db, claimed, this.services.clock.now()).catch(() => {});
       throw error;
     }
-    for (const delivery of claimed) this.begin(delivery, hooks.get(delivery.workspaceId) ?? null);
+    const deferred: { delivery: ClaimedDelivery; at: number }[] = [];
+    let started = 0;
+    for (const delivery of claimed) {
+      let hook: DeliveryHook | null = hooks.get(delivery.workspaceId) ?? null;
+      if (delivery.endpointId) {
+        const endpointHook = endpointHooks.get(endpointKey(delivery.workspaceId, delivery.endpointId))!;
+        hook = endpointHook;
+        const rate = endpointHook.endpoint?.rateLimit ?? null;
+        const at = this.throttle.admit(delivery.endpointId, rate, now);
+        if (at !== null) {
+          deferred.push({ delivery, at });
+          continue;
+        }
+      }
+      this.begin(delivery, hook);
+      started += 1;
+    }
+    // Over its rate limit: handed back due at its slot, never dropped (docs/webhooks.md "Advanced webhooks").
+    await deferClaims(db, deferred, now);
+    this.throttle.prune(now);
     this.saturated = claimed.length >= free || this.atLimit();
-    return claimed.length;
+    return started;
+  }
+
+  /** Endpoints that may take fewer than perEndpoint deliveries now: attempts in flight, or a spent rate limit. */
+  private endpointRoom(now: number): Map<string, number> {
+    const room = new Map<string, number>();
+    for (const [id, n] of this.endpointLoad) room.set(id, this.perEndpoint - n);
+    for (const id of this.throttle.ids()) {
+      const tokens = this.throttle.allowance(id, now);
+      if (tokens === undefined) continue;
+      room.set(id, Math.min(room.get(id) ?? this.perEndpoint, tokens));
+    }
+    return room;
   }
 
   /** Whether some workspace, counting the attempts just started, is at its limit. */
@@ -245,10 +297,12 @@ export class DeliveryWorker {
     return false;
   }
 
-  private begin(delivery: ClaimedDelivery, hook: WorkspaceHook | null): void {
+  private begin(delivery: ClaimedDelivery, hook: DeliveryHook | null): void {
     const key = `${delivery.workspaceId}\u0000${delivery.id}`;
     const abort = new AbortController();
     this.load.set(delivery.workspaceId, (this.load.get(delivery.workspaceId) ?? 0) + 1);
+    const endpointId = delivery.endpointId ?? null;
+    if (endpointId) this.endpointLoad.set(endpointId, (this.endpointLoad.get(endpointId) ?? 0) + 1);
     const deps = {
       sender: this.sender,
       now: () => this.services.clock.now(),
@@ -265,6 +319,11 @@ export class DeliveryWorker {
         const left = (this.load.get(delivery.workspaceId) ?? 1) - 1;
         if (left > 0) this.load.set(delivery.workspaceId, left);
         else this.load.delete(delivery.workspaceId);
+        if (endpointId) {
+          const n = (this.endpointLoad.get(endpointId) ?? 1) - 1;
+          if (n > 0) this.endpointLoad.set(endpointId, n);
+          else this.endpointLoad.delete(endpointId);
+        }
         // Claim again once a batch's worth of room is free, not per freed slot: each claim is a commit.
         const room = this.inFlight.size <= (this.concurrency * 3) / 4 || left <= this.perWorkspace / 2;
         if (this.saturated && room) this.poller.wake();
@@ -297,6 +356,7 @@ export class DeliveryWorker {
         "webhook delivery failed for good",
       );
     }
+    const reached = outcome.httpStatus !== null && outcome.httpStatus >= 200 && outcome.httpStatus < 300;
     this.results.push({
       delivery,
       startedAt: outcome.startedAt,
@@ -305,6 +365,11 @@ export class DeliveryWorker {
       error: outcome.error,
       decision,
       now,
+      // An endpoint's delivery counts for its health, and may be exhausted, only when it was attempted.
+      ...(delivery.endpointId && !outcome.skipped
+        ? { reached, exhausted: decision.status === "failed" && !reached }
+        : {}),
+      ...(outcome.url === undefined ? {} : { url: outcome.url }),
     });
   }
 }

@@ -15,6 +15,8 @@ forEachDialect(
     let b: Credentials;
     let deliveryIds: string[];
     let jobOfA: string;
+    let endpointOfA: string;
+    let endpointIteratorOfA: string;
 
     beforeAll(async () => {
       a = await server().newWorkspace({ name: "a" });
@@ -60,6 +62,19 @@ forEachDialect(
         const res = await asA(path, data);
         if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(res.body)}`);
       }
+      // Advanced webhook endpoints of A's: two, so A's list has an iterator to steal.
+      await asA("/v2/workspace/advancedwebhookconfig/update", { isEnabled: true });
+      for (const uid of ["seed-endpoint", "seed-endpoint-2"]) {
+        const made = await asA("/v2/workspace/advancedwebhook/endpoints/create", {
+          url: "http://127.0.0.1:9/advanced",
+          uid,
+          metadata: { note: MARKER },
+        });
+        if (made.status !== 200) throw new Error(JSON.stringify(made.body));
+        endpointOfA ??= made.body.result.data.id;
+      }
+      endpointIteratorOfA = (await asA("/v2/workspace/advancedwebhook/endpoints/get", { limit: 1 })).body
+        .result.data.iterator;
       // An erasure job of A's (of a user A never had), finished before the checks start.
       jobOfA = (await asA("/v2/users/data/delete", { userIds: ["nobody-of-a"] })).body.data.jobId;
       await server().services.jobs.settled();
@@ -172,6 +187,7 @@ forEachDialect(
           expect: "badPageToken",
         },
         { path: "/v2/workspace/webhookconfig/get", data: {}, expect: "ownWrite" },
+        ...advancedWebhookCases(endpointOfA, endpointIteratorOfA),
         { path: "/v2/users/data/get", data: { organizationId: org, userId: S.userId }, expect: "empty" },
         { path: "/v2/users/data/delete/status", data: { jobId: jobOfA }, expect: "notFound" },
         // No sweep of B's holds the id: complete, and nothing of A's job shows.
@@ -475,6 +491,24 @@ function withV1Paths(cases: readonly IsolationCase[]): IsolationCase[] {
         }),
       ),
   ]);
+}
+
+/** B enables its own advanced webhooks; A's endpoints, by id or uid, and A's iterator are unknown to B. */
+function advancedWebhookCases(endpointId: string, iterator: string): IsolationCase[] {
+  const P = "/v2/workspace/advancedwebhook/endpoints";
+  return [
+    { path: "/v2/workspace/advancedwebhookconfig/update", data: { isEnabled: true }, expect: "ownWrite" },
+    { path: "/v2/workspace/advancedwebhookconfig/get", data: {}, expect: "ownWrite" },
+    { path: `${P}/get`, data: {}, expect: "empty" },
+    { path: `${P}/get`, data: { limit: 1, iterator }, expect: "badPageToken" },
+    { path: `${P}/update`, data: { endpointId, description: "B" }, expect: "notFound" },
+    { path: `${P}/update`, data: { endpointId: "seed-endpoint", disabled: true }, expect: "notFound" },
+    { path: `${P}/secret/get`, data: { endpointId }, expect: "notFound" },
+    { path: `${P}/secret/get`, data: { endpointId: "seed-endpoint" }, expect: "notFound" },
+    { path: `${P}/delete`, data: { endpointId }, expect: "notFound" },
+    // A's uid is B's to take.
+    { path: `${P}/create`, data: { url: "http://127.0.0.1:9/b", uid: "seed-endpoint" }, expect: "ownWrite" },
+  ];
 }
 
 /** Comment operations naming A's threads: updates and deletes fail per item, thread lookups are NOT_FOUND. */

@@ -17,6 +17,8 @@ export interface Delivery {
   event: string;
   kind: string;
   url: string;
+  /** The advanced webhook endpoint it goes to; null for the configuration's two URLs. */
+  endpointId: string | null;
   status: string;
   attemptCount: number;
   lastHttpStatus: number | null;
@@ -35,7 +37,9 @@ export function Deliveries({ session, params }: { session: Session; params: URLS
   const status = params.get("status") ?? "";
   const event = params.get("event") ?? "";
   const id = params.get("id") ?? "";
+  const endpoint = params.get("endpoint") ?? "";
   const list = usePagedList<Delivery>(session, PATH, {
+    ...(endpoint ? { endpointId: endpoint } : {}),
     ...(status ? { status } : {}),
     ...(event ? { event } : {}),
     ...(id ? { deliveryIds: [id] } : {}),
@@ -98,6 +102,10 @@ export function Deliveries({ session, params }: { session: Session; params: URLS
         <label>
           Delivery id
           <input name="id" defaultValue={id} placeholder="msg_…" />
+        </label>
+        <label>
+          Endpoint
+          <input name="endpoint" defaultValue={endpoint} placeholder="ep_…" />
         </label>
         <button type="submit">Apply</button>
         <button type="button" onClick={() => list.reload()}>
@@ -189,6 +197,11 @@ function DeliveryRow({ session, delivery: d, selected, open, onSelect, onOpen, o
         </td>
         <td data-label="URL" class="url">
           <code>{d.url}</code>
+          {d.endpointId ? (
+            <div class="muted endpoint">
+              endpoint <code>{d.endpointId}</code>
+            </div>
+          ) : null}
         </td>
         <td data-label="Attempts">{d.attemptCount}</td>
         <td data-label="Last result">

@@ -107,6 +107,7 @@ export const webhookOperations = [
           event: "comment.add",
           kind: "raw",
           url: "https://hooks.example.com/raw",
+          endpointId: null,
           status: "failed",
           attemptCount: 8,
           lastHttpStatus: 500,

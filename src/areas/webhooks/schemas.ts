@@ -154,6 +154,13 @@ export const GetDeliveries = Closed({
   status: Type.Optional(Type.Enum([...DELIVERY_STATUSES])),
   event: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: "e.g. `comment.add`." })),
   deliveryIds: Type.Optional(IdFilter("Fetch these deliveries (their `webhookId`).")),
+  endpointId: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: "Only the deliveries to this advanced webhook endpoint (its `id`).",
+    }),
+  ),
   includePayload: Type.Optional(
     Type.Boolean({ description: "Add each delivery's `payload` (as sent, before encoding); default false." }),
   ),
@@ -186,8 +193,14 @@ export const DeliveryView = named(
       webhookId: Type.String(),
       eventId: Type.String(),
       event: Type.String(),
-      kind: Type.Enum(["raw", "processed"]),
+      kind: Type.Enum(["raw", "processed", "advanced"], {
+        description:
+          "`raw` or `processed`: one of the configuration's two URLs; `advanced`: an advanced webhook endpoint.",
+      }),
       url: Type.String(),
+      endpointId: Type.Union([Type.String(), Type.Null()], {
+        description: "The advanced webhook endpoint it goes to (`kind` `advanced`); null for the two URLs.",
+      }),
       status: Type.Enum([...DELIVERY_STATUSES]),
       attemptCount: Type.Integer(),
       lastHttpStatus: Type.Union([Type.Integer(), Type.Null()]),
@@ -207,7 +220,7 @@ export const DeliveryView = named(
         ),
       ),
     },
-    "One event's delivery to one URL.",
+    "One event's delivery to one URL or advanced webhook endpoint.",
   ),
 );
 

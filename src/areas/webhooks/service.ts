@@ -178,6 +178,7 @@ export async function getDeliveries(ctx: Ctx, input: GetDeliveriesInput): Promis
       ...(input.status ? { status: input.status } : {}),
       ...(input.event ? { event: input.event } : {}),
       ...(input.deliveryIds ? { ids: input.deliveryIds } : {}),
+      ...(input.endpointId ? { endpointId: input.endpointId } : {}),
     },
     after,
     bounds,

@@ -12,6 +12,7 @@ export interface DeliveryFilter {
   readonly status?: string;
   readonly event?: string;
   readonly ids?: readonly string[];
+  readonly endpointId?: string;
 }
 
 export type DeliveryKey = readonly [createdAt: number, id: string];
@@ -33,6 +34,7 @@ const LOG_COLUMNS = [
   "last_error",
   "created_at",
   "updated_at",
+  "endpoint_id",
 ] as const;
 
 export type LoggedDelivery = Omit<WebhookDeliveryRow, "payload"> & { payload?: string };
@@ -57,6 +59,7 @@ export async function listDeliveries(
     if (filter.status !== undefined) query = query.where("status", "=", filter.status);
     if (filter.event !== undefined) query = query.where("event", "=", filter.event);
     if (filter.ids) query = query.where("id", "in", [...filter.ids]);
+    if (filter.endpointId !== undefined) query = query.where("endpoint_id", "=", filter.endpointId);
     if (cursor) {
       query = query.where((eb) => eb(eb.refTuple("created_at", "id"), "<", eb.tuple(cursor[0], cursor[1])));
     }
@@ -143,6 +146,7 @@ export function rowToDeliveryView(
     event: row.event,
     kind: row.kind as DeliveryViewType["kind"],
     url: row.url,
+    endpointId: row.endpoint_id,
     status: row.status as DeliveryViewType["status"],
     attemptCount: row.attempts,
     lastHttpStatus: row.last_http_status,

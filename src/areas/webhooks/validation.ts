@@ -138,7 +138,8 @@ function clearable(
   return value;
 }
 
-async function urlProblem(text: string, options: UrlCheck) {
+/** What is wrong with a webhook URL (null: nothing): not absolute http(s), credentials, a refused destination. */
+export async function urlProblem(text: string, options: UrlCheck): Promise<string | null> {
   let url: URL;
   try {
     url = new URL(text);
