@@ -33,6 +33,7 @@ forEachDialect(
         event: "comment.update",
         kind: expect.stringMatching(/^(raw|processed)$/),
         url: expect.stringMatching(/\/(raw|processed)$/),
+        endpointId: null,
         status: expect.stringMatching(/^(succeeded|failed)$/),
         attemptCount: 1,
         lastHttpStatus: expect.any(Number),
