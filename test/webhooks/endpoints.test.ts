@@ -49,7 +49,10 @@ forEachDialect(
       await t.addActivities([comment({ actionType: "statusChanged" })], { organizationId: "org-2" });
       await run();
       // Deliveries go out concurrently: compare what arrived, not in which order.
-      const events = (path: string) => bodies(t, path).map((b) => b.event).sort();
+      const events = (path: string) =>
+        bodies(t, path)
+          .map((b) => b.event)
+          .sort();
       expect(events("/all")).toEqual(["comment.add", "comment.add", "comment.update", "statusChanged"]);
       expect(events("/adds")).toEqual(["comment.add", "comment.add"]);
       expect(bodies(t, "/doc2").map((b) => [b.event, b.data.metadata.documentId])).toEqual([
@@ -60,7 +63,9 @@ forEachDialect(
       expect(events("/raw")).toEqual(["comment.add", "comment.add", "comment.update"]);
 
       // The advanced payload, signed per endpoint (Standard Webhooks): another endpoint's secret fails.
-      const first = t.receiver.at("/adds").find((r) => JSON.parse(r.body).data.metadata.documentId === "doc-1");
+      const first = t.receiver
+        .at("/adds")
+        .find((r) => JSON.parse(r.body).data.metadata.documentId === "doc-1");
       const now = server().clock.now();
       const payload = verify(adds.secret, first!, now) as Record<string, unknown>;
       expect(payload).toMatchObject({
