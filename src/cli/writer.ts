@@ -11,7 +11,7 @@ import { FORWARD, type ForwardAnswer, type ForwardRequest, toWire } from "../htt
 import type { Operation } from "../http/operation.js";
 import { allOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
-import { runClaimingKey } from "../idempotency/keys.js";
+import { runClaimingKey } from "../idempotency/claim.js";
 import { openServices } from "../services.js";
 
 /** The environment variable the supervisor sets on the process it forks as the SQLite writer. */

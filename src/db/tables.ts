@@ -385,6 +385,14 @@ export interface IdempotencyKeyRow {
   answer: string | null;
 }
 
+/** A user an open erasure job is erasing (migration 0019): writes naming them are refused until it ends. */
+export interface ErasingUserRow {
+  workspace_id: string;
+  user_id: string;
+  job_id: string;
+  created_at: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -413,4 +421,5 @@ export interface Tables {
   user_profiles: UserProfileRow;
   user_memberships: UserMembershipRow;
   idempotency_keys: IdempotencyKeyRow;
+  erasing_users: ErasingUserRow;
 }

@@ -90,12 +90,19 @@ export async function notifyOnCommit(trx: Db, channel: string): Promise<void> {
 /**
  * Transaction-scoped advisory locks on `keys` (PostgreSQL), taken in one order so two
  * callers with overlapping keys cannot deadlock on them: writers of the same keys then run
- * one after the other, each seeing what the one before committed. A hash collision only
+ * one after the other, each seeing what the one before committed. `shared` locks do not
+ * wait for each other, only for an exclusive one (and it for them). A hash collision only
  * serializes two unrelated keys. SQLite has one writer: nothing to take.
  */
-export async function lockKeys(trx: Db, space: number, keys: readonly string[]): Promise<void> {
+export async function lockKeys(
+  trx: Db,
+  space: number,
+  keys: readonly string[],
+  mode: "exclusive" | "shared" = "exclusive",
+): Promise<void> {
   if (!isPostgresExecutor(trx) || keys.length === 0) return;
-  await sql`select pg_advisory_xact_lock(${space}, k) from (
+  const lock = mode === "shared" ? sql`pg_advisory_xact_lock_shared` : sql`pg_advisory_xact_lock`;
+  await sql`select ${lock}(${space}, k) from (
       select distinct hashtext(key) as k from unnest(${[...keys]}::text[]) as key order by k) keys`.execute(
     trx,
   );

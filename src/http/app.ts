@@ -11,12 +11,12 @@ import type { Config, TrustProxy } from "../config.js";
 import { type Ctx, contextFor, type Services, type Workspace } from "../context.js";
 import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
+import { runClaimingKey } from "../idempotency/claim.js";
 import {
   IDEMPOTENCY_HEADER,
   type IdempotentRequest,
   idempotentRequest,
   priorAnswer,
-  runClaimingKey,
 } from "../idempotency/keys.js";
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";

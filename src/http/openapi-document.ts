@@ -30,8 +30,9 @@ const ERROR_RESPONSES: readonly {
       "INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or " +
       "invalid (the message and `details` name it), a page token is bad, an auth header is missing, or an " +
       "`Idempotency-Key` is malformed or was used with another request. FAILED_PRECONDITION: a workspace " +
-      "feature the operation needs is off, or the first request with this `Idempotency-Key` was applied but " +
-      "its answer was not recorded.",
+      "feature the operation needs is off, an organization or document named is still being deleted, a " +
+      "write names a user whose erasure is running, or the first request with this `Idempotency-Key` was " +
+      "applied by an older version without recording its answer.",
     example: {
       status: "INVALID_ARGUMENT",
       message: "Missing required field data.organizationId.",
@@ -205,8 +206,8 @@ export function openApiDocument(served: readonly Operation[]): Json {
           in: "header",
           required: false,
           description:
-            "Makes a retried write safe: the first request with a key that writes stores its answer in the " +
-            "same transaction as its first write (kept 24 h); a retry with the same key and body gets that " +
+            "Makes a retried write safe: a request with a key that writes commits its writes, the key and its " +
+            "answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that " +
             "answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another " +
             "operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. " +
             "A request that writes nothing (a read, a refusal) stores nothing.",

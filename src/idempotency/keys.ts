@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import type { Ctx } from "../context.js";
-import type { Readable, WriteTx } from "../db/handles.js";
+import type { Readable } from "../db/handles.js";
 import { ApiError, invalidArgument, unavailable } from "../errors.js";
 import type { Outcome } from "../http/operation.js";
 
 /**
- * `Idempotency-Key` on writes (README "Retries", docs/decisions.md): the key is claimed in the
- * same transaction as the request's first write, and the answer stored once the request's
- * writes are durable, before the client gets it. A retry with the same key and body gets the
+ * `Idempotency-Key` on writes (README "Retries", docs/decisions.md): the request's writes, its
+ * key and its answer commit in one transaction (claim.ts), before the client gets it. A retry with the same key and body gets the
  * stored answer and writes nothing; another body under the key is refused; a retry while the
  * first is still running is refused with 503 and `Retry-After` (nothing applied). A request
  * that wrote nothing (a read, a refusal) stores nothing, so its retry simply runs again.
@@ -79,63 +78,6 @@ export async function priorAnswer(
   );
 }
 
-/**
- * Runs `handle` with a context whose first write also claims the key, in the same
- * transaction; once `handle` answers, stores that answer (durably, before it is sent). A
- * claim already taken (a concurrent request with the key) rolls the write back: 503.
- */
-export async function runClaimingKey(
-  ctx: Ctx,
-  request: IdempotentRequest,
-  statusCode: number,
-  handle: (ctx: Ctx) => Promise<Outcome>,
-): Promise<Outcome> {
-  let claimed = false;
-  const claiming: Ctx = {
-    ...ctx,
-    write: (work, rows) =>
-      ctx.write(async (trx) => {
-        const value = await work(trx);
-        if (!claimed) {
-          await claim(trx, ctx, request);
-          claimed = true;
-        }
-        return value;
-      }, rows),
-  };
-  const outcome = await handle(claiming);
-  if (claimed) {
-    const answer = JSON.stringify(outcome);
-    await ctx.write((trx) =>
-      trx
-        .updateTable("idempotency_keys")
-        .set({ status_code: statusCode, answer })
-        .where("workspace_id", "=", ctx.workspace.id)
-        .where("key", "=", request.key)
-        .execute(),
-    );
-  }
-  return outcome;
-}
-
-async function claim(trx: WriteTx, ctx: Ctx, request: IdempotentRequest): Promise<void> {
-  // PostgreSQL: a concurrent claim of the key waits for the first transaction, then inserts nothing.
-  const inserted = await trx
-    .insertInto("idempotency_keys")
-    .values({
-      workspace_id: ctx.workspace.id,
-      key: request.key,
-      fingerprint: request.fingerprint,
-      created_at: ctx.clock.now(),
-      status_code: null,
-      answer: null,
-    })
-    .onConflict((oc) => oc.columns(["workspace_id", "key"]).doNothing())
-    .returning("key")
-    .execute();
-  if (inserted.length === 0) throw inProgress();
-}
-
 const keyReused = () =>
   new ApiError(
     "INVALID_ARGUMENT",
@@ -143,7 +85,7 @@ const keyReused = () =>
     [{ field: "Idempotency-Key", message: "used with a different request" }],
   );
 
-const inProgress = () =>
+export const inProgress = () =>
   unavailable(
     "A request with this Idempotency-Key is still running; nothing was applied. Try again shortly.",
     1,

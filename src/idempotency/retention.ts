@@ -28,31 +28,36 @@ export function startKeyRetention(
   return () => clearInterval(timer);
 }
 
-/** One sweep: at most SWEEP_BATCHES × SWEEP_BATCH keys. Returns how many were deleted. */
+/**
+ * One sweep: at most SWEEP_BATCHES statements, each deleting the SWEEP_BATCH oldest expired
+ * keys (one statement per batch, not per key). Returns how many were deleted.
+ */
 export async function sweepExpiredKeys(services: Services): Promise<number> {
   const before = services.clock.now() - IDEMPOTENCY_RETENTION_MS;
   let deleted = 0;
   for (let batch = 0; batch < SWEEP_BATCHES; batch++) {
-    const expired = await services.database.reader
-      .selectFrom("idempotency_keys")
-      .select(["workspace_id", "key"])
-      .where("created_at", "<", before)
-      .orderBy("created_at")
-      .limit(SWEEP_BATCH)
-      .execute();
-    if (expired.length === 0) break;
-    await services.database.write(async (trx) => {
-      for (const row of expired) {
-        await trx
-          .deleteFrom("idempotency_keys")
-          .where("workspace_id", "=", row.workspace_id)
-          .where("key", "=", row.key)
-          .where("created_at", "<", before)
-          .execute();
-      }
-    });
-    deleted += expired.length;
-    if (expired.length < SWEEP_BATCH) break;
+    const gone = await services.database.write((trx) =>
+      trx
+        .deleteFrom("idempotency_keys")
+        .where("created_at", "<", before)
+        .where((eb) =>
+          eb(
+            eb.refTuple("workspace_id", "key"),
+            "in",
+            eb
+              .selectFrom("idempotency_keys")
+              .select(["workspace_id", "key"])
+              .where("created_at", "<", before)
+              .orderBy("created_at")
+              .limit(SWEEP_BATCH)
+              .$asTuple("workspace_id", "key"),
+          ),
+        )
+        .executeTakeFirst(),
+    );
+    const count = Number(gone.numDeletedRows);
+    deleted += count;
+    if (count < SWEEP_BATCH) break;
   }
   return deleted;
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { WriteTx } from "../db/handles.js";
 import { createJob } from "../jobs/store.js";
 import type { JobType, NewTask } from "../jobs/types.js";
+import { markErasing, unmarkErasing } from "./erasing.js";
 import { kindNamed, PERSONAL_DATA_KINDS } from "./registry.js";
 
 /** The durable-job type of user-data erasure (src/jobs): one task per (user, kind of personal data). */
@@ -15,15 +16,12 @@ interface ErasureSubject {
 }
 
 /**
- * Rounds of an erasure: every kind runs once per user, then once more, so what was written
- * naming the user while the first round ran (after its scan had passed) is found by the
- * second (docs/privacy.md "Erasure"). What is written during the second round's own scan
- * can still escape; a later erasure of the same user finds it.
+ * Writes an erasure job and its tasks, in the request's transaction, and lists its users as
+ * being erased (erasing.ts): from the commit on, writes naming them are refused until the
+ * job completes, so one pass of each kind finds every copy (docs/privacy.md "Erasure").
+ * Returns the task count.
  */
-export const ERASURE_ROUNDS = 2;
-
-/** Writes an erasure job and its tasks, in the request's transaction. Returns the task count. */
-export function createErasureJob(
+export async function createErasureJob(
   trx: WriteTx,
   job: {
     readonly workspaceId: string;
@@ -33,14 +31,13 @@ export function createErasureJob(
     readonly now: number;
   },
 ): Promise<number> {
+  await markErasing(trx, job);
   const tasks: NewTask[] = [];
-  for (let round = 0; round < ERASURE_ROUNDS; round++) {
-    for (const userId of job.userIds) {
-      for (const kind of PERSONAL_DATA_KINDS) {
-        if (!kind.erase) continue;
-        const subject: ErasureSubject = { userId, organizationIds: job.organizationIds };
-        tasks.push({ kind: kind.name, subject });
-      }
+  for (const userId of job.userIds) {
+    for (const kind of PERSONAL_DATA_KINDS) {
+      if (!kind.erase) continue;
+      const subject: ErasureSubject = { userId, organizationIds: job.organizationIds };
+      tasks.push({ kind: kind.name, subject });
     }
   }
   return createJob(trx, { workspaceId: job.workspaceId, id: job.id, type: ERASURE, tasks, now: job.now });
@@ -66,6 +63,9 @@ export const erasureJob: JobType = {
       batch,
     );
     return { done: result.erased, next: result.next };
+  },
+  async finish(tx, job) {
+    await unmarkErasing(tx, job.workspaceId, job.id);
   },
 };
 

@@ -3,6 +3,7 @@ import { activities } from "./kinds/activities.js";
 import { comments, reactions } from "./kinds/comments.js";
 import { commentMentions, documentMetadata, organizationMetadata } from "./kinds/copies.js";
 import { grants } from "./kinds/grants.js";
+import { idempotencyAnswers } from "./kinds/idempotency.js";
 import { notificationConfigs } from "./kinds/notification-configs.js";
 import { notifications } from "./kinds/notifications.js";
 import { recordings } from "./kinds/recordings.js";
@@ -29,6 +30,7 @@ export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
   recordings,
   activities,
   webhookEndpoints,
+  idempotencyAnswers,
   // Last: whatever event still names the user once the records above are done.
   webhookDeliveries,
 ];

@@ -71,11 +71,11 @@ export const userDataOperations = [
     example: {
       data: { userIds: ["u4"], organizationIds: ["org-1"] },
       message: INITIATED,
-      result: { jobId: "job-1", tasksCount: 24 },
+      result: { jobId: "job-1", tasksCount: 13 },
       topLevel: {
         status: "success",
         message: INITIATED,
-        data: { jobId: "job-1", tasksCount: 24 },
+        data: { jobId: "job-1", tasksCount: 13 },
         statusCode: 202,
       },
     },

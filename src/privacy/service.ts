@@ -3,7 +3,7 @@ import type { WriteTx } from "../db/handles.js";
 import { invalidArgument, notFound } from "../errors.js";
 import { readJob } from "../jobs/store.js";
 import { checkQuotas } from "../quotas/check.js";
-import { createErasureJob, ERASURE, ERASURE_ROUNDS } from "./jobs.js";
+import { createErasureJob, ERASURE } from "./jobs.js";
 import type { Position } from "./kind.js";
 import { PERSONAL_DATA_KINDS } from "./registry.js";
 import type { DeleteUserDataInput, GetJobStatusInput, GetUserDataInput } from "./schemas.js";
@@ -79,7 +79,7 @@ export async function startErasure(
         organizationIds: input.organizationIds ? [...new Set(input.organizationIds)] : null,
         now: ctx.clock.now(),
       }),
-    1 + ERASURE_ROUNDS * userIds.length * PERSONAL_DATA_KINDS.filter((kind) => kind.erase).length,
+    1 + userIds.length * (1 + PERSONAL_DATA_KINDS.filter((kind) => kind.erase).length),
   );
   ctx.jobs.kick();
   return { jobId, tasksCount };

@@ -144,6 +144,24 @@ export async function chargeUsage(trx: Kysely<Tables>, ctx: Ctx, delta: UsageDel
   refuseBeyond(limits, usage);
 }
 
+/** The workspace's usage at some point of a transaction, for `checkGrowth`; null with no quota set. */
+export type UsageMark = Usage | null;
+
+export async function markUsage(trx: Kysely<Tables>, ctx: Ctx): Promise<UsageMark> {
+  return unlimited(ctx.config.quotas) ? null : sumUsage(trx, ctx.workspace.id);
+}
+
+/**
+ * `checkQuotas` for what a transaction wrote beyond its verb's own check (an Idempotency-Key
+ * and its stored answer): only when usage grew since `mark`, so a delete that frees at least
+ * what it added still goes through above a quota.
+ */
+export async function checkGrowth(trx: Kysely<Tables>, ctx: Ctx, mark: UsageMark): Promise<void> {
+  if (mark === null) return;
+  const now = await sumUsage(trx, ctx.workspace.id);
+  if (QUOTAS.some((q) => now[q.usage] > mark[q.usage])) await checkQuotas(trx, ctx);
+}
+
 /** Takes `delta` (a delete's, negative) off the workspace's usage, refusing nothing. */
 export async function releaseUsage(
   trx: Kysely<Tables>,

@@ -88,8 +88,13 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   auth_tokens: { exempt: "created by the operator (CLI), not by tenants" },
   workspace_usage: { exempt: "the usage itself: at most 16 rows per workspace" },
   idempotency_keys: {
+    by: "triggers",
+    migration: "0019_idempotency_usage_and_erasures",
+    shares: { records: "1", bytes: "octet_length(coalesce(answer, ''))" },
+  },
+  erasing_users: {
     exempt:
-      "one row per write that committed with an Idempotency-Key (the write itself counted), removed after 24 h",
+      "one row per user of an open erasure job (the job and its tasks are counted), removed when it ends",
   },
 };
 

@@ -398,11 +398,11 @@ forEachDialect("user data export and erasure", (server) => {
       status: "success",
       message: "Data deletion process has been initiated.",
       statusCode: 202,
-      data: { tasksCount: 24 },
+      data: { tasksCount: 13 },
       result: {
         status: "success",
         message: "Data deletion process has been initiated.",
-        data: { tasksCount: 24 },
+        data: { tasksCount: 13 },
       },
     });
     const { jobId } = res.body.data;

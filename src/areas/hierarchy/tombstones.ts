@@ -1,4 +1,5 @@
 import type { Readable, WriteTx } from "../../db/handles.js";
+import { lockKeys } from "../../db/transactions.js";
 import { failedPrecondition } from "../../errors.js";
 
 /** The document id of an organization's own tombstone. */
@@ -102,4 +103,31 @@ export async function refuseWhileSwept(db: Readable, workspaceId: string, data: 
           "retry once /v2/organizations/delete/status answers isDeleteCompleted: true.",
       );
   }
+}
+
+/** Advisory-lock space of the organizations operations name ("tmb"). */
+const NAMED_LOCK = 0x74_6d_62;
+
+/**
+ * `refuseWhileSwept` inside a write transaction, so the check and the write are one: no
+ * delete can bury the organization between them. On PostgreSQL the organizations the data
+ * names are locked first — shared by writes, exclusively by the deletes that may bury them
+ * (`mode`) — so a write either commits before the delete starts (and the delete takes its
+ * rows) or checks after the delete committed (and sees the tombstone). SQLite's one writer
+ * orders them already.
+ */
+export async function refuseWhileSweptIn(
+  trx: WriteTx,
+  workspaceId: string,
+  data: unknown,
+  mode: "shared" | "exclusive",
+): Promise<void> {
+  const { organizations } = namedIds(data);
+  await lockKeys(
+    trx,
+    NAMED_LOCK,
+    organizations.map((organizationId) => `${workspaceId}\n${organizationId}`),
+    mode,
+  );
+  await refuseWhileSwept(trx, workspaceId, data);
 }
