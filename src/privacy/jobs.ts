@@ -4,6 +4,7 @@ import { createJob } from "../jobs/store.js";
 import type { JobType, NewTask } from "../jobs/types.js";
 import { markErasing, unmarkErasing } from "./erasing.js";
 import { kindNamed, PERSONAL_DATA_KINDS } from "./registry.js";
+import { typedValues } from "./typed.js";
 
 /** The durable-job type of user-data erasure (src/jobs): one task per (user, kind of personal data). */
 export const ERASURE = "erasure";
@@ -13,6 +14,8 @@ interface ErasureSubject {
   readonly userId: string;
   /** null: every organization of the workspace. */
   readonly organizationIds: readonly string[] | null;
+  /** Their name and e-mail as stored (typed.ts); absent in tasks of older versions. */
+  readonly typed?: readonly string[];
 }
 
 /**
@@ -34,9 +37,10 @@ export async function createErasureJob(
   await markErasing(trx, job);
   const tasks: NewTask[] = [];
   for (const userId of job.userIds) {
+    const typed = await typedValues(trx, job.workspaceId, userId);
     for (const kind of PERSONAL_DATA_KINDS) {
       if (!kind.erase) continue;
-      const subject: ErasureSubject = { userId, organizationIds: job.organizationIds };
+      const subject: ErasureSubject = { userId, organizationIds: job.organizationIds, typed };
       tasks.push({ kind: kind.name, subject });
     }
   }
@@ -57,6 +61,7 @@ export const erasureJob: JobType = {
         userId: subject.userId,
         organizationIds: subject.organizationIds,
         pseudonym: pseudonymFor(scope.jobId, subject.userId),
+        typed: subject.typed ?? [],
         now: scope.now,
       },
       after,

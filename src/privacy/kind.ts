@@ -12,6 +12,11 @@ export interface ErasureScope {
   readonly organizationIds: readonly string[] | null;
   /** Stands in for the user id in records that are kept (activities): derived per job, holds no user data. */
   readonly pseudonym: string;
+  /**
+   * The name and e-mail the user was stored with (their profiles, read when the job was created):
+   * the metadata kinds also find them typed without the user's id (typed.ts).
+   */
+  readonly typed: readonly string[];
   readonly now: number;
 }
 

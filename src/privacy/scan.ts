@@ -61,6 +61,8 @@ export async function scanRecords(
   },
   after: Position,
   scanRows: number = SCAN_ROWS,
+  /** Values the user was stored with (typed.ts), looked for as whole JSON strings too. */
+  typed: readonly string[] = [],
 ): Promise<{ rows: ScannedRow[]; next: Position }> {
   const table = sql.table(t.table);
   const key = sql.ref(t.key);
@@ -77,7 +79,15 @@ export async function scanRecords(
     select organization_id, ${key} as key, ${json} as record from ${table}
     where ${where} and (organization_id, ${key}) <= (${last.organization_id}, ${last.key})
       and (${json} like ${quotedNeedle(scope.userId)} escape '\\'
-        or ${json} like ${mentionNeedle(scope.userId)} escape '\\')
+        or ${json} like ${mentionNeedle(scope.userId)} escape '\\'
+        ${
+          typed.length === 0
+            ? sql``
+            : sql.join(
+                typed.map((value) => sql`or ${json} like ${quotedNeedle(value)} escape '\\'`),
+                sql` `,
+              )
+        })
     order by organization_id, ${key}`.execute(db);
   return { rows, next: bound.rows.length < scanRows ? null : [last.organization_id, last.key] };
 }

@@ -20,7 +20,10 @@ async function seedCopies(s: TestServer) {
   await ok(s, "/v2/organizations/add", { organizations: [{ organizationId: "org-c", owner: U }] });
   await ok(s, "/v2/organizations/documents/add", {
     organizationId: "org-c",
-    documents: [{ documentId: "doc-c", createdBy: U, reviewers: [U, V] }],
+    documents: [
+      // The user's stored name and e-mail typed without their id: found through their profile.
+      { documentId: "doc-c", createdBy: U, reviewers: [U, V], ownerName: U.name, contact: { mail: U.email } },
+    ],
   });
   await ok(s, "/v2/commentannotations/add", {
     organizationId: "org-c",

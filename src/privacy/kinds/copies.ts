@@ -3,6 +3,7 @@ import { type RecordKind, recordsChanged } from "../../records/effects.js";
 import type { PersonalDataKind } from "../kind.js";
 import { type RecordTable, scanRecords } from "../scan.js";
 import { scrub } from "../scrub.js";
+import { scrubTyped } from "../typed.js";
 
 /**
  * A kind that finds copies of a user no index leads to — a User object stored as open
@@ -11,16 +12,22 @@ import { scrub } from "../scrub.js";
  * are kept, the user is gone from them. Erase only: the export reaches these records
  * through their own kinds.
  */
-function scrubbedCopies(name: string, t: RecordTable, kind: RecordKind | null): PersonalDataKind {
+function scrubbedCopies(
+  name: string,
+  t: RecordTable,
+  kind: RecordKind | null,
+  findsTyped = false,
+): PersonalDataKind {
   const column = t.column ?? "record";
   return {
     name,
     async erase(tx, scope, after, batch) {
-      const step = await scanRecords(tx, t, scope, after, batch);
+      const typed = findsTyped ? scope.typed : [];
+      const step = await scanRecords(tx, t, scope, after, batch, typed);
       const touched = new Map<string, string[]>();
       for (const row of step.rows) {
         const record = JSON.parse(row.record) as unknown;
-        const cleaned = scrub(record, scope.userId, scope.pseudonym);
+        const cleaned = scrubTyped(scrub(record, scope.userId, scope.pseudonym), typed);
         if (cleaned === record) continue;
         const key = sql.ref(t.key);
         await sql`update ${sql.table(t.table)} set ${sql.ref(column)} = ${JSON.stringify(cleaned)}
@@ -36,16 +43,21 @@ function scrubbedCopies(name: string, t: RecordTable, kind: RecordKind | null): 
   };
 }
 
-/** Organizations' and documents' open metadata that holds the user (a User object, their id). */
+/**
+ * Organizations' and documents' open metadata that holds the user: a User object, their id,
+ * or their stored name or e-mail typed under any key without the id (typed.ts).
+ */
 export const organizationMetadata = scrubbedCopies(
   "organization-metadata",
   { table: "organizations", key: "organization_id", column: "metadata" },
   null,
+  true,
 );
 export const documentMetadata = scrubbedCopies(
   "document-metadata",
   { table: "documents", key: "id", column: "metadata" },
   null,
+  true,
 );
 
 /**
