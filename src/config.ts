@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
+import { parsePostgresHosts } from "./lib/pg-hosts.js";
 
 /**
  * The environment, parsed and checked once at start, then frozen (docs/contract.md "Running the service").
@@ -37,6 +38,12 @@ export interface Config {
    * pooler: LISTEN and migrations use it, and the pooled URL gets no session state (docs/postgres.md).
    */
   readonly databaseDirectUrl: string | null;
+  /**
+   * PostgreSQL streaming replicas for the request path's reads, one per host of the URL
+   * (`host1:5432,host2:5432`); writes and reads that follow a workspace's recent write stay on
+   * the primary (docs/postgres.md "Read replicas").
+   */
+  readonly databaseReadUrl: string | null;
   /** Items per `activities`/`folders`/`notifications`/`recordings`/… array of one request. */
   readonly maxBatchItems: number;
   /** Values per array filter (`featureTypes`, `actionTypes`, …). */
@@ -181,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseStatementTimeoutMs: integer(env, "COLLABD_DATABASE_STATEMENT_TIMEOUT_MS", 10_000, 0, 3_600_000),
     databaseLockTimeoutMs: integer(env, "COLLABD_DATABASE_LOCK_TIMEOUT_MS", 2_000, 0, 3_600_000),
     databaseDirectUrl: directUrl(env, databaseUrl),
+    databaseReadUrl: postgresBeside(env, "COLLABD_DATABASE_READ_URL", databaseUrl),
     maxBatchItems: integer(
       env,
       "COLLABD_MAX_BATCH_ITEMS",
@@ -281,15 +289,20 @@ export const LIMIT_CEILINGS = { batchItems: 1000, filterValues: 100, folderDepth
 
 /** COLLABD_DATABASE_DIRECT_URL: only beside a PostgreSQL COLLABD_DATABASE_URL, and a PostgreSQL URL itself. */
 function directUrl(env: Env, databaseUrl: string): string | null {
-  const url = optional(env, "COLLABD_DATABASE_DIRECT_URL");
+  return postgresBeside(env, "COLLABD_DATABASE_DIRECT_URL", databaseUrl);
+}
+
+/** A PostgreSQL URL that only means something beside a PostgreSQL COLLABD_DATABASE_URL. */
+function postgresBeside(env: Env, variable: string, databaseUrl: string): string | null {
+  const url = optional(env, variable);
   if (url === null) return null;
   if (databaseUrl.startsWith("sqlite:")) {
-    throw new ConfigError("COLLABD_DATABASE_DIRECT_URL is for PostgreSQL: COLLABD_DATABASE_URL is SQLite.");
+    throw new ConfigError(`${variable} is for PostgreSQL: COLLABD_DATABASE_URL is SQLite.`);
   }
   if (!/^postgres(ql)?:\/\//.test(url)) {
-    throw new ConfigError("COLLABD_DATABASE_DIRECT_URL must start with postgres://.");
+    throw new ConfigError(`${variable} must start with postgres://.`);
   }
-  checkPostgresUrl(url, "COLLABD_DATABASE_DIRECT_URL");
+  checkPostgresUrl(url, variable);
   return url;
 }
 
@@ -298,8 +311,13 @@ function checkPostgresUrl(url: string, variable = "COLLABD_DATABASE_URL"): void 
   const expected = "expected postgres://user:password@host:port/database";
   let parsed: URL;
   try {
-    parsed = new URL(url);
-  } catch {
+    // Several hosts (host1:port1,host2:port2) are read by collabd itself (lib/pg-hosts.ts); the rest as any URL.
+    const hosts = parsePostgresHosts(url);
+    parsed = new URL(hosts.urlFor(hosts.hosts[0]!));
+  } catch (error) {
+    if ((error as Error).message.startsWith("target_session_attrs")) {
+      throw new ConfigError(`${variable}: ${(error as Error).message}.`);
+    }
     throw new ConfigError(`${variable} is not a valid URL; ${expected}.`);
   }
   try {

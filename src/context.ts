@@ -70,10 +70,14 @@ export interface Ctx {
 }
 
 export function contextFor(services: Services, workspace: Workspace, requestId: string): Ctx {
+  const { database } = services;
   return {
     workspace,
     requestId,
-    reader: services.database.reader,
+    // Chosen at each use: after the request's own write, its next read must see it (db/replicas.ts).
+    get reader() {
+      return database.readerFor(workspace.id);
+    },
     write: requestWrites(services, workspace.id),
     clock: services.clock,
     ids: services.ids,

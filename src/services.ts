@@ -11,6 +11,7 @@ import { type IdGenerator, randomId } from "./lib/ids.js";
 import { JobSignal } from "./lib/job-signal.js";
 import { deriveKeys, type Keys } from "./lib/keys.js";
 import { PageTokens } from "./lib/page-token.js";
+import { parsePostgresHosts } from "./lib/pg-hosts.js";
 import { dnsResolver } from "./webhooks/dns.js";
 import type { HostResolver } from "./webhooks/resolver.js";
 
@@ -35,6 +36,7 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
     lockTimeoutMs: config.databaseLockTimeoutMs,
     // A direct URL beside it says COLLABD_DATABASE_URL is a transaction pooler (docs/postgres.md).
     pooled: config.databaseDirectUrl !== null,
+    readUrl: config.databaseReadUrl,
     // A request waiting for a connection (a new one, or a free one in the pool) gives up
     // about when its statement would: a partition answers 503 in bounded time either way.
     connectTimeoutMs: config.databaseStatementTimeoutMs
@@ -168,8 +170,9 @@ async function migrateWithoutTimeout(database: Database, config: Config, options
 
 /** host:port of a PostgreSQL URL, never its password. */
 function where(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}`;
+  return parsePostgresHosts(url)
+    .hosts.map((h) => `${h.host}:${h.port}`)
+    .join(",");
 }
 
 function printRetry(message: string): void {

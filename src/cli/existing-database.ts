@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "../config.js";
 import { loadSqlite } from "../db/sqlite-driver.js";
+import { targeted } from "../db/targets.js";
 import { UsageError } from "./workspace-commands.js";
 
 const FIRST =
@@ -55,9 +56,9 @@ async function requireSqliteFile(config: Config): Promise<void> {
 
 async function requirePostgresSchema(url: string): Promise<void> {
   const pg = (await import("pg")).default;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  const parsed = new URL(url);
-  const where = `${parsed.hostname || "localhost"}:${parsed.port || "5432"}`;
+  const { connectionString, Client, target } = targeted(pg, url, 10_000);
+  const client = new Client({ connectionString, connectionTimeoutMillis: 10_000 });
+  const where = target.hosts.hosts.map((h) => `${h.host}:${h.port}`).join(",");
   try {
     await client.connect();
   } catch (error) {

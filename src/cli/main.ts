@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config.js";
 import { openServices } from "../services.js";
 import { runBackupCommand } from "./backup.js";
+import { runCopyCommand } from "./copy.js";
 import { requireExistingDatabase } from "./existing-database.js";
 import { describeFailure } from "./failure.js";
 import { serve } from "./serve.js";
@@ -34,6 +35,10 @@ const HELP: Readonly<Record<string, string>> = {
   restore: `  restore <file> [--force] [--json]       copy a backup into the database; refuses to replace an
                                           existing database, or one a server holds, unless --force
                                           (PostgreSQL: pg_restore)`,
+  copy: `  copy --from <sqlite file> --to <postgres url> [--force] [--json]
+                                          copy every table of a SQLite database into PostgreSQL (a consistent
+                                          snapshot, checked table by table); refuses a target holding data
+                                          unless --force (docs/postgres.md)`,
 };
 
 const FOOTER = `Only serve and migrate create a database (and, on SQLite without COLLABD_SECRET, its secret
@@ -61,6 +66,7 @@ const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | nul
   migrate: null,
   backup: null,
   restore: null,
+  copy: null,
   workspace: { create: [], list: [], update: ["api-key"], show: ["api-key"] },
   token: { issue: ["api-key"], revoke: ["api-key", "token"] },
   webhook: { "rotate-secret": ["api-key"] },
@@ -82,6 +88,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       organization: { type: "string" },
       user: { type: "string" },
       force: { type: "boolean" },
+      from: { type: "string" },
+      to: { type: "string" },
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
       "default-access-type": { type: "string" },
@@ -108,6 +116,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (group === "backup" || group === "restore") {
     // Before openServices: a restore must not create or migrate the database it replaces.
     const printed = await runBackupCommand(config, group, verb, values);
+    process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
+    return 0;
+  }
+  if (group === "copy") {
+    // copy names both of its databases: neither is the configured one.
+    const printed = await runCopyCommand(config, values);
     process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
     return 0;
   }

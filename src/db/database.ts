@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { Kysely, type LogEvent, Migrator, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
+import { parsePostgresHosts } from "../lib/pg-hosts.js";
 import { TenantAdmission, type TenantLoad } from "./admission.js";
 import { withBudget } from "./budget.js";
 import { type CacheSize, sharedCacheSizes } from "./byte-lru.js";
@@ -15,9 +16,11 @@ import { type DatabaseMonitor, monitorSlot } from "./monitor.js";
 import { PreparedStatements } from "./prepared-pool.js";
 import { type DirectReads, LiteralLimitPlugin, registerDirectReads, toNumbered } from "./raw.js";
 import { loadSqlite } from "./sqlite-driver.js";
+import { withReplicas } from "./replicas.js";
 import { statementCache, withStatementCache } from "./statement-cache.js";
 import { probeWork, StorageHealth } from "./storage-faults.js";
 import type { Tables } from "./tables.js";
+import { targeted } from "./targets.js";
 import { type Fdatasync, WalSync } from "./wal-sync.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -38,6 +41,11 @@ export interface Database {
    * `db`, so a read never queues behind a write. Elsewhere it is `db`.
    */
   readonly reader: ReadDb;
+  /**
+   * The read handle for a request of `workspace`: `reader`, or with read replicas
+   * (COLLABD_DATABASE_READ_URL) a replica that has replayed the workspace's last write (replicas.ts).
+   */
+  readerFor(workspace: string): ReadDb;
   readonly dialect: Dialect;
   /** The SQLite file's directory (null for memory and PostgreSQL): home of a generated secret. */
   readonly dataDir: string | null;
@@ -111,6 +119,8 @@ export interface OpenOptions {
    * reads and forwards its writes: the writer process checkpoints the one file for all.
    */
   readonly checkpoints?: boolean;
+  /** PostgreSQL: streaming replicas for request reads, one per host of this URL (replicas.ts). */
+  readonly readUrl?: string | null;
 }
 
 /** A request's wait for its workspace's turn at the pool when no connect timeout is set. */
@@ -122,9 +132,18 @@ const CLIENT_TIMEOUT_MARGIN_MS = 1_000;
 /** Opens the database named by a `COLLABD_DATABASE_URL` value. */
 export async function openDatabase(url: string, options: OpenOptions = {}): Promise<Database> {
   // Each driver is loaded only when used: start-up time is one of the targets (docs/performance.md "Targets").
-  return url.startsWith("sqlite:")
-    ? openSqlite(await loadSqlite(), url.slice("sqlite:".length), options)
-    : openPostgres((await import("pg")).default, url, options);
+  if (url.startsWith("sqlite:")) {
+    return openSqlite(await loadSqlite(), url.slice("sqlite:".length), options);
+  }
+  const driver = (await import("pg")).default;
+  const primary = openPostgres(driver, url, options);
+  if (!options.readUrl) return primary;
+  // Each replica its own pool, reached directly (a transaction pooler, if any, is in front of the primary only).
+  const hosts = parsePostgresHosts(options.readUrl);
+  const replicas = hosts.hosts.map((host) =>
+    openPostgres(driver, hosts.urlFor(host), { ...options, readUrl: null, pooled: false }),
+  );
+  return withReplicas(primary, replicas);
 }
 
 function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOptions): Database {
@@ -167,6 +186,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   return {
     db,
     reader: asReadDb(reader),
+    readerFor: () => asReadDb(reader),
     dialect: "sqlite",
     dataDir: inMemory ? null : dirname(file),
     storage,
@@ -243,8 +263,11 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   // A schema other than public is chosen in the URL: `?options=-c%20search_path%3Dname`.
   const poolSize = options.poolSize ?? 10;
   const { statementTimeoutMs = 0, lockTimeoutMs = 0, pooled = false } = options;
+  // Several hosts (a primary and its standbys): each new connection goes to the one that takes writes (targets.ts).
+  const { connectionString, Client } = targeted(driver, url, options.connectTimeoutMs);
   const pool = new driver.Pool({
-    connectionString: url,
+    connectionString,
+    Client,
     max: poolSize,
     // Startup parameters: a transaction pooler refuses them, so there they are set per transaction.
     ...(statementTimeoutMs && !pooled ? { statement_timeout: statementTimeoutMs } : {}),
@@ -291,6 +314,7 @@ function openPostgres(driver: typeof pg, url: string, options: OpenOptions): Dat
   return {
     db,
     reader: asReadDb(db),
+    readerFor: () => asReadDb(db),
     dialect: "postgres",
     dataDir: null,
     storage,

@@ -144,7 +144,16 @@ const RETRY_AFTER_LOCK_S = 1;
  */
 const PROGRAM_LIMIT_EXCEEDED = "54000";
 
-const DATABASE_DOWN = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "57P01", "57P03", "SQLITE_BUSY"]);
+/** 25006 (read_only_sql_transaction): a connection still open to a former primary that is now a standby. */
+const DATABASE_DOWN = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "57P01",
+  "57P03",
+  "25006",
+  "SQLITE_BUSY",
+]);
 
 /**
  * Maps anything thrown during a request to the wire error (docs/architecture.md "Conventions"). Framework errors

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { targeted } from "../db/targets.js";
 import { OUTBOX_CHANNEL } from "./outbox.js";
 
 export interface OutboxListener {
@@ -27,14 +28,16 @@ export async function listenForOutbox(
   onNotify: () => void,
   log: Log,
 ): Promise<OutboxListener> {
+  // A multi-host URL: LISTEN where the writes are, found again after a failover (db/targets.ts).
+  const { connectionString, Client } = targeted(pg, databaseUrl);
   let closed = false;
   let current: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
   let delay = FIRST_RETRY_MS;
 
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({
-      connectionString: databaseUrl,
+    const client = new Client({
+      connectionString,
       application_name: LISTENER_APPLICATION_NAME,
     });
     client.on("notification", () => onNotify());
