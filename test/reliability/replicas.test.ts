@@ -4,7 +4,7 @@ import { CLUSTERS_AVAILABLE, type ReplicatedPair, startReplicatedPair } from "..
 import { type ServeProcess, startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
 import { report, until, within } from "./support/wait.js";
-import { post, SEED, WriteStream } from "./support/workload.js";
+import { ORGS, post, SEED, WriteStream } from "./support/workload.js";
 
 const creds = {
   apiKey: "replica-test-api-key-0123456789abcdef",
@@ -108,6 +108,8 @@ describe.runIf(DIALECTS.includes("postgres") && CLUSTERS_AVAILABLE)("read replic
       await pair.standby.query("select pg_wal_replay_resume()");
 
       // Under 8 writers: each add followed at once by a get sees its record; the replica's lag is sampled.
+      const org = await post(server.url, "/v2/organizations/add", { organizations: [{ organizationId: ORGS.folders }] }, creds);
+      expect(org.status).toBe(200);
       const stream = new WriteStream({ urls: [server.url], creds, writers: 8, prefix: "r", seed: SEED });
       const lags: { bytes: number; ms: number }[] = [];
       let sampling = true;
