@@ -67,6 +67,8 @@ export class HostTarget {
         this.chosen = host;
         return host;
       } catch (error) {
+        // A refused login or a missing database is no outage: waiting for another host will not fix it.
+        if (/^(28|3D)/.test((error as { code?: string }).code ?? "")) throw error;
         refused.push(`${host.host}:${host.port}: ${(error as Error).message}`);
       } finally {
         void client.end().catch(() => {});

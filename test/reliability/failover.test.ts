@@ -77,7 +77,7 @@ describe.runIf(DIALECTS.includes("postgres") && CLUSTERS_AVAILABLE)(
           seed: SEED,
           throughOutages: true,
         });
-        await within(stream.ackedAtLeast(24), 60_000, "24 acknowledged writes");
+        await within(stream.ackedAtLeast(24), 180_000, "24 acknowledged writes");
         // The erasure: a durable job of several tasks and batches, running when the primary dies.
         const erasure = await setup("/v2/users/data/delete", { userIds: [ERASED_USER] });
         const jobId = erasure.result.data.jobId as string;
@@ -95,11 +95,11 @@ describe.runIf(DIALECTS.includes("postgres") && CLUSTERS_AVAILABLE)(
         const promotedAt = performance.now();
         await within(
           stream.ackedAtLeast(ackedBeforePromotion + 1),
-          60_000,
+          180_000,
           "a write on the promoted standby",
         );
         const answeredAt = performance.now();
-        await within(stream.ackedAtLeast(stream.acked + 24), 60_000, "24 more writes");
+        await within(stream.ackedAtLeast(stream.acked + 24), 180_000, "24 more writes");
         await stream.stop();
 
         // 503 for what could not be done; never a 500 nor any other status.
@@ -151,6 +151,6 @@ describe.runIf(DIALECTS.includes("postgres") && CLUSTERS_AVAILABLE)(
         await receiver.close();
         await pair.stop();
       }
-    }, 180_000);
+    }, 400_000);
   },
 );

@@ -16,6 +16,9 @@ import pg from "pg";
 
 const run = promisify(execFile);
 
+/** A bound on each initdb, pg_basebackup or pg_ctl: a failure cutoff for a loaded host, not a figure. */
+const COMMAND_TIMEOUT_MS = 180_000;
+
 /** Debian's PostgreSQL 15 server binaries (`apt-get install postgresql-15`); COLLABD_TEST_PG_BIN overrides. */
 export const PG_BIN = process.env.COLLABD_TEST_PG_BIN ?? "/usr/lib/postgresql/15/bin";
 
@@ -29,7 +32,7 @@ async function asPostgres(command: string, args: readonly string[]): Promise<str
   const [file, argv] = asRoot
     ? ["runuser", ["-u", "postgres", "--", join(PG_BIN, command), ...args]]
     : [join(PG_BIN, command), [...args]];
-  const { stdout } = await run(file, argv, { timeout: 60_000 });
+  const { stdout } = await run(file, argv, { timeout: COMMAND_TIMEOUT_MS });
   return stdout;
 }
 
@@ -156,7 +159,7 @@ function settings(root: string, port: number, extra: readonly string[]): string 
 }
 
 async function startNode(name: string, dir: string, port: number, root: string): Promise<PgNode> {
-  await asPostgres("pg_ctl", ["-D", dir, "-l", join(root, `${name}.log`), "-w", "-t", "60", "start"]);
+  await asPostgres("pg_ctl", ["-D", dir, "-l", join(root, `${name}.log`), "-w", "-t", "180", "start"]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     name,
@@ -174,7 +177,7 @@ async function startNode(name: string, dir: string, port: number, root: string):
       }
     },
     promote: async () => {
-      await asPostgres("pg_ctl", ["-D", dir, "-w", "-t", "60", "promote"]);
+      await asPostgres("pg_ctl", ["-D", dir, "-w", "-t", "180", "promote"]);
     },
     query: async <T extends pg.QueryResultRow>(text: string) => {
       const client = new pg.Client({ connectionString: url });
@@ -208,10 +211,10 @@ async function stopAll(nodes: readonly PgNode[], root: string): Promise<void> {
       await asPostgres("pg_ctl", ["-D", node.dir, "-m", "immediate", "-w", "stop"]).catch(() => {});
     }
   }
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 5 });
 }
 
-async function waitFor(check: () => Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+async function waitFor(check: () => Promise<boolean>, what: string, ms = 90_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
