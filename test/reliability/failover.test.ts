@@ -115,7 +115,7 @@ describe.runIf(DIALECTS.includes("postgres") && CLUSTERS_AVAILABLE)(
             const res = await post(server.url, "/v2/users/data/delete/status", { jobId }, creds);
             return res.body?.result?.data?.isDeleteCompleted === true ? true : undefined;
           },
-          60_000,
+          180_000,
           "the erasure to complete",
           200,
         );
@@ -133,7 +133,7 @@ describe.runIf(DIALECTS.includes("postgres") && CLUSTERS_AVAILABLE)(
               "select count(*) as n from webhook_deliveries where status <> 'succeeded'",
             )
           )[0]!.n;
-        await until(async () => ((await open()) === "0" ? true : undefined), 90_000, "every delivery", 250);
+        await until(async () => ((await open()) === "0" ? true : undefined), 180_000, "every delivery", 250);
         const delivered = new Set(receiver.received.map((r) => r.headers["webhook-id"]));
         const rows = await pair.standby.query<{ id: string }>("select id from webhook_deliveries");
         expect(rows.filter((r) => !delivered.has(r.id))).toEqual([]);
