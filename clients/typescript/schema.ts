@@ -465,6 +465,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/documents/locations/data/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete what a location inside a document holds (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/locations/data/delete`: same request, same answer.
+         */
+        post: operations["documentLocationsDataDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/documents/locations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a location inside a document (v1 path)
+         * @description The v1 path of `/v2/organizations/documents/locations/update`: same request, same answer.
+         */
+        post: operations["documentLocationsUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/documents/move": {
         parameters: {
             query?: never;
@@ -1425,6 +1465,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organizations/documents/locations/data/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete what a location inside a document holds
+         * @description Deletes the comment threads of the document whose `location` has each field of `location`, and the notifications stored under its id; usage is released. One batch (COLLABD_ERASURE_BATCH_ROWS records of each kind) is done in the request; a document with more is finished by a background job in bounded batches that survives restarts. Body `apiKey`/`authToken`, when sent, must match the headers (else UNAUTHENTICATED). Without `organizationId`: every organization holding comment threads of the document.
+         */
+        post: operations["documentLocationsDataDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/locations/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a location inside a document
+         * @description Every comment thread of the document whose `location` has each field of `migrate.oldLocation` gets `migrate.newLocation`, merged into it with `merge: true` or in its place (with its `locationId`); notifications stored under the old location's id move to the new one's. Recordings and activities carry no location. One batch (COLLABD_ERASURE_BATCH_ROWS records of each kind) is done in the request; a document with more is finished by a background job in bounded batches that survives restarts. Body `apiKey`/`authToken`, when sent, must match the headers (else UNAUTHENTICATED). Without `organizationId`: every organization holding comment threads of the document.
+         */
+        post: operations["documentLocationsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/migrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a document's data to a new id
+         * @description Starts a background job that moves every row of the document (its record, activities, recordings, notifications, comment threads, preferences, grants) to `newDocumentId`, in bounded batches that resume after a crash. `newDocumentId` must be unused (else ALREADY_EXISTS). Until the job completes, operations naming either id are refused with FAILED_PRECONDITION. Follow it with migrate/status.
+         */
+        post: operations["documentsMigrate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/documents/migrate/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Progress of a document migration
+         * @description `status`: pending (no batch yet), in_progress or completed; an unknown migrationId is NOT_FOUND `Migration not found.`
+         */
+        post: operations["documentsMigrateStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/organizations/documents/move": {
         parameters: {
             query?: never;
@@ -1516,7 +1636,7 @@ export interface paths {
         put?: never;
         /**
          * Delete a folder
-         * @description Deletes the folder, every folder below it and every document placed in them (with their grants and feature data, as documents delete does). `result.data` is null; `result.deletedCount` (folders) and `result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with `error.code` `not-found`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
+         * @description Deletes the folder, every folder below it and every document placed in them (with their grants and feature data, as documents delete does). The folders and one bounded batch of the documents go at once; more documents are hidden at once and swept by a background job (see /v2/organizations/delete/status with folderId). `result.data` is null; `result.deletedCount` (folders) and `result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with `error.code` `not-found`. Requires the workspace's advanced queries (FAILED_PRECONDITION otherwise) and an existing organization (NOT_FOUND `Organization not found.`).
          */
         post: operations["foldersDelete"];
         delete?: never;
@@ -2811,6 +2931,40 @@ export interface components {
         } & {
             [key: string]: components["schemas"]["JsonValue"];
         };
+        DocumentLocationsDataDeleteRequest: {
+            /** @description Must equal the x-svc-api-key header. */
+            apiKey?: string;
+            /** @description Must be a valid auth token of that API key. */
+            authToken?: string;
+            documentId: string;
+            /** @description The location whose data goes: a stored location matches when it has each of these fields. Open: `id` (string or number; required, locations are matched by it), `locationName`, any other keys. */
+            location: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            /** @description Absent: every organization of the workspace holding comment threads of the document. */
+            organizationId?: string;
+        };
+        DocumentLocationsUpdateRequest: {
+            /** @description Must equal the x-svc-api-key header. */
+            apiKey?: string;
+            /** @description Must be a valid auth token of that API key. */
+            authToken?: string;
+            documentId: string;
+            /** @description true: newLocation's fields merge into the stored location; false (default): replace it. */
+            merge?: boolean;
+            migrate: {
+                /** @description What it becomes. Open: `id` (string or number; required, locations are matched by it), `locationName`, any other keys. */
+                newLocation: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+                /** @description The location as stored: a stored location matches when it has each of these fields. Open: `id` (string or number; required, locations are matched by it), `locationName`, any other keys. */
+                oldLocation: {
+                    [key: string]: components["schemas"]["JsonValue"];
+                };
+            };
+            /** @description Absent: every organization of the workspace holding comment threads of the document. */
+            organizationId?: string;
+        };
         DocumentsAccessUpdateRequest: {
             /**
              * @description organizationPrivate, restricted or public.
@@ -2853,6 +3007,18 @@ export interface components {
             pageSize?: number;
             /** @description Opaque token from a previous response's `result.pageToken`. */
             pageToken?: string;
+        };
+        DocumentsMigrateRequest: {
+            /** @description The document whose rows move. */
+            documentId: string;
+            /** @description The id they move to: unused (no record, no data, no grants). */
+            newDocumentId: string;
+            organizationId: string;
+        };
+        DocumentsMigrateStatusRequest: {
+            /** @description As migrate answered it. */
+            migrationId: string;
+            organizationId: string;
         };
         DocumentsMoveRequest: {
             /** @description Documents to move. */
@@ -3011,6 +3177,24 @@ export interface components {
         };
         /** @description Any JSON value. */
         JsonValue: JsonValue;
+        MigrationStarted: {
+            /** @description Ask migrate/status with it. */
+            migrationId: string;
+        };
+        MigrationStatus: {
+            /** @description Extension: bounded transactions committed so far. */
+            batches: number;
+            migrationId: string;
+            /** @description Extension: rows moved so far. */
+            rowsMoved: number;
+            /**
+             * @description pending: no batch committed yet; in_progress; completed: every row moved, both ids free. collabd never answers failed: a batch that fails is retried.
+             * @enum {string}
+             */
+            status: "pending" | "in_progress" | "completed" | "failed";
+            /** @description Extension: kinds of rows still to move. */
+            tasksLeft: number;
+        };
         /** @description In place of a requested document that does not exist. */
         MissingDocument: {
             /** @constant */
@@ -3507,6 +3691,8 @@ export interface components {
         OrganizationsDeleteStatusRequest: {
             /** @description A deleted document of it; absent: the organization's own delete. */
             documentId?: string;
+            /** @description A deleted folder of it: the sweep of the documents its subtree held (not with documentId). */
+            folderId?: string;
             /** @description The deleted organization. */
             organizationId: string;
         };
@@ -3951,7 +4137,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or invalid (the message and `details` name it), a page token is bad, an auth header is missing, or an `Idempotency-Key` is malformed or was used with another request. FAILED_PRECONDITION: a workspace feature the operation needs is off, an organization or document named is still being deleted, a write names a user whose erasure is running, or the first request with this `Idempotency-Key` was applied by an older version without recording its answer. */
+        /** @description INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or invalid (the message and `details` name it), a page token is bad, an auth header is missing, or an `Idempotency-Key` is malformed or was used with another request. FAILED_PRECONDITION: a workspace feature the operation needs is off, an organization, folder or document named is held by a running delete or document migration, a migration's new document id is in use, a write names a user whose erasure is running, or the first request with this `Idempotency-Key` was applied by an older version without recording its answer. */
         BadRequest: {
             headers: {
                 "x-request-id": components["headers"]["RequestId"];
@@ -6242,6 +6428,144 @@ export interface operations {
                             data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentLocationsDataDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "location": {
+                 *           "id": "page-9"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentLocationsDataDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data deleted successfully.",
+                     *         "data": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: null;
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentLocationsUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "migrate": {
+                 *           "oldLocation": {
+                 *             "id": "page-1",
+                 *             "locationName": "Page 1"
+                 *           },
+                 *           "newLocation": {
+                 *             "id": "page-1",
+                 *             "locationName": "Introduction"
+                 *           }
+                 *         },
+                 *         "merge": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentLocationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Location updated.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Location updated.",
+                     *         "data": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: null;
+                            message: string;
                             /** @constant */
                             status: "success";
                         };
@@ -10298,6 +10622,277 @@ export interface operations {
                             data: (components["schemas"]["Document"] | components["schemas"]["MissingDocument"])[];
                             message: string;
                             pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentLocationsDataDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "location": {
+                 *           "id": "page-9"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentLocationsDataDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Data deleted successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Data deleted successfully.",
+                     *         "data": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: null;
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentLocationsUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "migrate": {
+                 *           "oldLocation": {
+                 *             "id": "page-1",
+                 *             "locationName": "Page 1"
+                 *           },
+                 *           "newLocation": {
+                 *             "id": "page-1",
+                 *             "locationName": "Introduction"
+                 *           }
+                 *         },
+                 *         "merge": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentLocationsUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Location updated.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Location updated.",
+                     *         "data": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: null;
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMigrate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-3",
+                 *         "newDocumentId": "doc-3-v2"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMigrateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Document migration started successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Document migration started successfully.",
+                     *         "data": {
+                     *           "migrationId": "0190f5c2a1b2c3d4e5f6a7b8"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["MigrationStarted"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    documentsMigrateStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "migrationId": "0190f5c2a1b2c3d4e5f6a7b8"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["DocumentsMigrateStatusRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Migration status retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Migration status retrieved successfully.",
+                     *         "data": {
+                     *           "migrationId": "0190f5c2a1b2c3d4e5f6a7b8",
+                     *           "status": "completed",
+                     *           "tasksLeft": 0,
+                     *           "batches": 9,
+                     *           "rowsMoved": 0
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["MigrationStatus"];
+                            message: string;
                             /** @constant */
                             status: "success";
                         };

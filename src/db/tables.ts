@@ -351,6 +351,15 @@ export interface TombstoneRow {
   created_at: number;
 }
 
+/** A folder of a deleted subtree whose documents job_id is still sweeping (migration 0018). */
+export interface FolderTombstoneRow {
+  workspace_id: string;
+  organization_id: string;
+  folder_id: string;
+  job_id: string;
+  created_at: number;
+}
+
 /** A user's profile in one organization (docs/contract.md "Users"): the open User object as sent, without accessRole. */
 export interface UserProfileRow {
   workspace_id: string;
@@ -418,6 +427,7 @@ export interface Tables {
   jobs: JobRow;
   job_tasks: JobTaskRow;
   tombstones: TombstoneRow;
+  folder_tombstones: FolderTombstoneRow;
   user_profiles: UserProfileRow;
   user_memberships: UserMembershipRow;
   idempotency_keys: IdempotencyKeyRow;

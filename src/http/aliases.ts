@@ -33,6 +33,8 @@ export const V1_ALIASES: Readonly<Record<string, string>> = {
   "/v1/organizations/documents/delete": "/v2/organizations/documents/delete",
   "/v1/organizations/documents/move": "/v2/organizations/documents/move",
   "/v1/organizations/documents/access/update": "/v2/organizations/documents/access/update",
+  "/v1/organizations/documents/locations/update": "/v2/organizations/documents/locations/update",
+  "/v1/organizations/documents/locations/data/delete": "/v2/organizations/documents/locations/data/delete",
   "/v1/organizations/documents/access/disablestate/update":
     "/v2/organizations/documents/access/disablestate/update",
   "/v1/organizations/folders/get": "/v2/organizations/folders/get",

@@ -30,9 +30,10 @@ const ERROR_RESPONSES: readonly {
       "INVALID_ARGUMENT: the body is not JSON or has no `data` object, a field is missing, unknown or " +
       "invalid (the message and `details` name it), a page token is bad, an auth header is missing, or an " +
       "`Idempotency-Key` is malformed or was used with another request. FAILED_PRECONDITION: a workspace " +
-      "feature the operation needs is off, an organization or document named is still being deleted, a " +
-      "write names a user whose erasure is running, or the first request with this `Idempotency-Key` was " +
-      "applied by an older version without recording its answer.",
+      "feature the operation needs is off, an organization, folder or document named is held by a running " +
+      "delete or document migration, a migration's new document id is in use, a write names a user whose " +
+      "erasure is running, or the first request with this `Idempotency-Key` was applied by an older version " +
+      "without recording its answer.",
     example: {
       status: "INVALID_ARGUMENT",
       message: "Missing required field data.organizationId.",

@@ -5,6 +5,7 @@ import { commentOperations } from "../areas/comments/routes.js";
 import { documentOperations } from "../areas/documents/routes.js";
 import { folderOperations } from "../areas/folders/routes.js";
 import { refuseWhileSwept, refuseWhileSweptIn } from "../areas/hierarchy/tombstones.js";
+import { locationOperations } from "../areas/locations/routes.js";
 import { notificationConfigOperations } from "../areas/notification-config/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
@@ -19,7 +20,12 @@ import type { Operation } from "./operation.js";
 /** Operations that may name an organization or document being swept: they read the sweep itself. */
 const SEE_SWEEPS = new Set(["/v2/organizations/delete/status"]);
 /** Operations that may bury what they name (tombstones): they lock it exclusively. */
-const BURY = new Set(["/v2/organizations/delete", "/v2/organizations/documents/delete"]);
+const BURY = new Set([
+  "/v2/organizations/delete",
+  "/v2/organizations/documents/delete",
+  "/v2/organizations/folders/delete",
+  "/v2/organizations/documents/migrate",
+]);
 /** The operation that lists users as being erased: it names them, and must not be refused for it. */
 const ERASES = new Set(["/v2/users/data/delete"]);
 
@@ -60,6 +66,7 @@ export const allOperations: readonly Operation[] = [
   ...notificationOperations,
   ...notificationConfigOperations,
   ...documentOperations,
+  ...locationOperations,
   ...accessOperations,
   ...userOperations,
   ...webhookOperations,

@@ -64,6 +64,7 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   jobs: { by: "triggers", migration: "0017_usage_everywhere", shares: { records: "1" } },
   job_tasks: { by: "triggers", migration: "0017_usage_everywhere", shares: { records: "1" } },
   tombstones: { by: "triggers", migration: "0017_usage_everywhere", shares: { records: "1" } },
+  folder_tombstones: { by: "triggers", migration: "0018_folder_sweeps", shares: { records: "1" } },
   webhook_endpoints: {
     by: "triggers",
     migration: "0021_webhook_endpoints",

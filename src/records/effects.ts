@@ -47,3 +47,17 @@ export async function recordsChanged(
       now: change.now,
     });
 }
+
+/**
+ * Records rewritten without a change a webhook delivery kept (a document migration moves
+ * them to another id, a location update renames their location): only the usage of
+ * verb-accounted tables follows their change in size.
+ */
+export async function recordsRewritten(
+  trx: Kysely<Tables>,
+  change: { readonly workspaceId: string; readonly kind: RecordKind; readonly usage: UsageDelta },
+): Promise<void> {
+  const usage = TABLE_USAGE[KINDS[change.kind].table];
+  if ("by" in usage && usage.by === "verbs")
+    await releaseUsage(trx, { workspace: { id: change.workspaceId } }, change.usage);
+}

@@ -182,6 +182,129 @@ forEachDialect(
       expect((await ok(s, "/v2/activities/get", { organizationId: "org-d" })).data).toEqual([]);
       expect((await threadsOf(s, "org-d", "other")).body.result.data).toHaveLength(1);
     });
+
+    it("deletes a folder at once, hides its documents, sweeps them in bounded batches and frees the ids", async () => {
+      const s = server();
+      const org = "org-f";
+      await ok(s, "/v2/organizations/folders/add", {
+        organizationId: org,
+        createOrganization: true,
+        folders: [{ folderId: "top" }, { folderId: "sub", parentFolderId: "top" }],
+      });
+      await ok(s, "/v2/organizations/documents/add", {
+        organizationId: org,
+        documents: [{ documentId: "kept" }],
+      });
+      const placed = [
+        ["in-top", "top"],
+        ["in-sub", "sub"],
+      ] as const;
+      for (const [documentId, folderId] of placed) {
+        await ok(s, "/v2/organizations/documents/add", {
+          organizationId: org,
+          folderId,
+          documents: [{ documentId }],
+        });
+        await ok(s, "/v2/commentannotations/add", {
+          organizationId: org,
+          documentId,
+          commentAnnotations: Array.from({ length: THREADS / 2 }, (_, i) => ({
+            annotationId: `${documentId}-${i}`,
+            commentData: [{ commentText: "hello", from: U }],
+          })),
+        });
+      }
+      await ok(s, "/v2/commentannotations/add", {
+        organizationId: org,
+        documentId: "kept",
+        commentAnnotations: [{ annotationId: "stays", commentData: [{ commentText: "stay", from: U }] }],
+      });
+      const held = holdJobs(s);
+      const deleted = await ok(s, "/v2/organizations/folders/delete", {
+        organizationId: org,
+        folderId: "top",
+      });
+      expect(deleted).toMatchObject({ deletedCount: 2, deletedDocumentCount: 2 });
+      const status = async () =>
+        (await ok(s, "/v2/organizations/delete/status", { organizationId: org, folderId: "top" })).data;
+      const pending = await status();
+      expect(pending).toMatchObject({ isDeleteCompleted: false, tasksLeft: 1, batches: 0, rowsDeleted: 0 });
+
+      // Gone from reads at once: the folders, their documents in the listing, and what the documents held.
+      const docs = await ok(s, "/v2/organizations/documents/get", { organizationId: org });
+      expect(docs.data.map((d: { id: string }) => d.id)).toEqual(["kept"]);
+      const folders = await ok(s, "/v2/organizations/folders/get", { organizationId: org });
+      expect(folders.data).toEqual([]);
+      for (const documentId of ["in-top", "in-sub"]) {
+        const refused = await threadsOf(s, org, documentId);
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.status).toBe("FAILED_PRECONDITION");
+      }
+      // The ids cannot be used again meanwhile, so the sweep cannot take new data.
+      const again = await s.call("/v2/organizations/folders/add", {
+        organizationId: org,
+        folders: [{ folderId: "sub" }],
+      });
+      expect(again.status).toBe(400);
+      expect(again.body.error.status).toBe("FAILED_PRECONDITION");
+      expect((await threadsOf(s, org, "kept")).body.result.data).toHaveLength(1);
+
+      const job = (
+        await s.services.database.reader
+          .selectFrom("folder_tombstones")
+          .select("job_id")
+          .where("workspace_id", "=", s.creds.apiKey)
+          .where("organization_id", "=", org)
+          .where("folder_id", "=", "sub")
+          .executeTakeFirstOrThrow()
+      ).job_id;
+      await held.run();
+      expect(await status()).toMatchObject({ isDeleteCompleted: true, tasksLeft: 0 });
+      const done = await progress(s, job);
+      // The request swept one batch itself; the job the rest, each batch within BATCH rows.
+      expect(done.rowsDeleted + BATCH).toBeGreaterThanOrEqual(THREADS + 2);
+      expect(done.batches * BATCH).toBeGreaterThanOrEqual(done.rowsDeleted);
+      expect(done.batches).toBeGreaterThanOrEqual(Math.ceil(THREADS / BATCH) - 1);
+
+      // Free again: the folder and document ids come back empty.
+      await ok(s, "/v2/organizations/folders/add", { organizationId: org, folders: [{ folderId: "sub" }] });
+      expect((await threadsOf(s, org, "in-sub")).body.result.data).toEqual([]);
+      const left = await s.services.database.reader
+        .selectFrom("documents")
+        .select("id")
+        .where("workspace_id", "=", s.creds.apiKey)
+        .where("organization_id", "=", org)
+        .execute();
+      expect(left.map((d) => d.id)).toEqual(["kept"]);
+    });
+
+    it("deletes a small folder whole in the request: no job, nothing left to sweep", async () => {
+      const s = server();
+      const org = "org-small";
+      await ok(s, "/v2/organizations/folders/add", {
+        organizationId: org,
+        createOrganization: true,
+        folders: [{ folderId: "f" }],
+      });
+      await ok(s, "/v2/organizations/documents/add", {
+        organizationId: org,
+        folderId: "f",
+        documents: [{ documentId: "d" }],
+      });
+      await ok(s, "/v2/commentannotations/add", {
+        organizationId: org,
+        documentId: "d",
+        commentAnnotations: [{ annotationId: "t", commentData: [{ commentText: "x", from: U }] }],
+      });
+      const held = holdJobs(s);
+      const deleted = await ok(s, "/v2/organizations/folders/delete", { organizationId: org, folderId: "f" });
+      expect(deleted).toMatchObject({ deletedCount: 1, deletedDocumentCount: 1 });
+      expect(
+        (await ok(s, "/v2/organizations/delete/status", { organizationId: org, folderId: "f" })).data,
+      ).toEqual({ isDeleteCompleted: true, tasksLeft: 0, batches: 0, rowsDeleted: 0 });
+      expect((await threadsOf(s, org, "d")).body.result.data).toEqual([]);
+      await held.run();
+    });
   },
   { env: { COLLABD_ERASURE_BATCH_ROWS: String(BATCH), COLLABD_ERASURE_POLL_MS: "0" } },
 );

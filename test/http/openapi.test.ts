@@ -32,6 +32,8 @@ const EXAMPLE_ORDER = [
   "documentsUpdate",
   "documentsAccessUpdate",
   "documentsDisableStateUpdate",
+  "documentLocationsUpdate",
+  "documentLocationsDataDelete",
   "permissionsAdd",
   "permissionsGet",
   "activitiesAdd",
@@ -83,6 +85,8 @@ const EXAMPLE_ORDER = [
   "foldersDelete",
   "organizationsDelete",
   "organizationsDeleteStatus",
+  "documentsMigrate",
+  "documentsMigrateStatus",
 ];
 
 /** The endpoint id an advanced webhook answer carries (an endpoint, a page of one, a secret, a delete). */
@@ -108,6 +112,7 @@ const VOLATILE = new Set([
   "updatedAt",
   "signingSecret",
   "jobId",
+  "migrationId",
   "lastTaskCompletedTime",
   "secret",
 ]);
@@ -223,14 +228,23 @@ forEachDialect(
     it("answers every request example, in order, with its response example", async () => {
       const byId = new Map(allOperations.map((op) => [op.operationId, op]));
       let jobId = "";
+      let migrationId = "";
       for (const id of EXAMPLE_ORDER) {
         const op = byId.get(id)!;
-        // The erasure job's id is generated: the status example asks about the one just started, once run.
-        if (id === "usersDataDeleteStatus") await server().services.jobs.settled();
-        const data = id === "usersDataDeleteStatus" ? { jobId } : op.example.data;
+        // The erasure job's and the migration's ids are generated: their status examples ask about
+        // the one just started, once run.
+        if (id === "usersDataDeleteStatus" || id === "documentsMigrateStatus")
+          await server().services.jobs.settled();
+        const data =
+          id === "usersDataDeleteStatus"
+            ? { jobId }
+            : id === "documentsMigrateStatus"
+              ? { ...(op.example.data as object), migrationId }
+              : op.example.data;
         // `call` fails on any answer that breaks the document (test/support/contract.ts).
         const res = await server().call(op.path, data);
         if (id === "usersDataDelete") jobId = res.body.result.data.jobId;
+        if (id === "documentsMigrate") migrationId = res.body.result.data.migrationId;
         expect({ id, status: res.status, body: res.body }).toMatchObject({
           id,
           status: op.httpStatus ?? 200,

@@ -304,6 +304,32 @@ forEachDialect(
           data: { organizationId: org, documentIds: [S.documentId, "doc-2"] },
           expect: "itemsFailed",
         },
+        // B has no organization of that id yet: nothing to migrate, and A's migration is not B's.
+        {
+          path: "/v2/organizations/documents/migrate",
+          data: { organizationId: org, documentId: S.documentId, newDocumentId: "doc-moved" },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/organizations/documents/migrate/status",
+          data: { organizationId: org, migrationId: "migration-of-a" },
+          expect: "notFound",
+        },
+        // Locations of A's document: B's own (empty) document is rewritten, A's rows stay.
+        {
+          path: "/v2/organizations/documents/locations/update",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            migrate: { oldLocation: { id: "loc-1" }, newLocation: { id: "loc-2" } },
+          },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/organizations/documents/locations/data/delete",
+          data: { documentId: S.documentId, location: { id: "loc-1" } },
+          expect: "ownWrite",
+        },
         {
           path: "/v2/organizations/delete",
           data: { organizationIds: [org, "org-2"] },

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { User } from "../../http/user.js";
 import type { IdGenerator } from "../../lib/ids.js";
+import { locationNumber } from "../../lib/locations.js";
 import type { AnnotationRecord, CommentRecord, NewCommentInput, StatusValue } from "./objects.js";
 import type { NewAnnotationInput } from "./schemas.js";
 
@@ -29,12 +30,6 @@ export function newCommentId(taken: ReadonlySet<number>, ids: IdGenerator): numb
     const id = 100_000 + (createHash("sha256").update(ids()).digest().readUIntBE(0, 6) % 900_000);
     if (!taken.has(id)) return id;
   }
-}
-
-/** The stable integer of a location id (< 2^53): a safe integer as it is, anything else hashed. */
-export function locationNumber(id: string | number): number {
-  if (typeof id === "number" && Number.isSafeInteger(id) && id >= 0) return id;
-  return Number(BigInt(`0x${createHash("sha256").update(String(id)).digest("hex").slice(0, 13)}`));
 }
 
 /** A new comment as stored. `lastUpdated` is ISO 8601, as the original returns it for comments. */

@@ -2,6 +2,7 @@ import { Type } from "typebox";
 import { operation } from "../../http/operation.js";
 import { moveDocuments, setDocumentsDisabled, updateDocumentsAccess } from "./changes.js";
 import { getDocuments } from "./listing.js";
+import { migrateDocument, migrationStatus } from "./migration.js";
 import {
   AccessItemResults,
   AddDocuments,
@@ -11,6 +12,10 @@ import {
   DocumentItemResults,
   DocumentRecord,
   GetDocuments,
+  GetMigrationStatus,
+  MigrateDocument,
+  MigrationStarted,
+  MigrationStatus,
   MissingDocument,
   MoveDocuments,
   UpdateDocuments,
@@ -209,6 +214,54 @@ export const documentOperations = [
     handle: async (ctx, data) => ({
       message: "Document(s) deleted successfully.",
       data: await service.deleteDocuments(ctx, data),
+    }),
+  }),
+  operation({
+    path: "/v2/organizations/documents/migrate",
+    operationId: "documentsMigrate",
+    tag: TAG,
+    summary: "Move a document's data to a new id",
+    description:
+      "Starts a background job that moves every row of the document (its record, activities, recordings, " +
+      "notifications, comment threads, preferences, grants) to `newDocumentId`, in bounded batches that resume " +
+      "after a crash. `newDocumentId` must be unused (else ALREADY_EXISTS). Until the job completes, operations " +
+      "naming either id are refused with FAILED_PRECONDITION. Follow it with migrate/status.",
+    data: MigrateDocument,
+    result: MigrationStarted,
+    example: {
+      data: { organizationId: "org-1", documentId: "doc-3", newDocumentId: "doc-3-v2" },
+      message: "Document migration started successfully.",
+      result: { migrationId: "0190f5c2a1b2c3d4e5f6a7b8" },
+    },
+    handle: async (ctx, data) => ({
+      message: "Document migration started successfully.",
+      data: await migrateDocument(ctx, data),
+    }),
+  }),
+  operation({
+    path: "/v2/organizations/documents/migrate/status",
+    operationId: "documentsMigrateStatus",
+    tag: TAG,
+    summary: "Progress of a document migration",
+    description:
+      "`status`: pending (no batch yet), in_progress or completed; an unknown migrationId is NOT_FOUND " +
+      "`Migration not found.`",
+    data: GetMigrationStatus,
+    result: MigrationStatus,
+    example: {
+      data: { organizationId: "org-1", migrationId: "0190f5c2a1b2c3d4e5f6a7b8" },
+      message: "Migration status retrieved successfully.",
+      result: {
+        migrationId: "0190f5c2a1b2c3d4e5f6a7b8",
+        status: "completed",
+        tasksLeft: 0,
+        batches: 9,
+        rowsMoved: 0,
+      },
+    },
+    handle: async (ctx, data) => ({
+      message: "Migration status retrieved successfully.",
+      data: await migrationStatus(ctx, data),
     }),
   }),
 ];

@@ -198,3 +198,38 @@ export type UpdateDocumentsInput = Static<typeof UpdateDocuments>;
 export type MoveDocumentsInput = Static<typeof MoveDocuments>;
 export type UpdateDocumentsAccessInput = Static<typeof UpdateDocumentsAccess>;
 export type DisableDocumentsInput = Static<typeof DisableDocuments>;
+
+export const MigrateDocument = Closed({
+  organizationId: Id(),
+  documentId: Id("The document whose rows move."),
+  newDocumentId: Id("The id they move to: unused (no record, no data, no grants)."),
+});
+export type MigrateDocumentInput = Static<typeof MigrateDocument>;
+
+export const MigrationStarted = named(
+  "MigrationStarted",
+  Closed({ migrationId: Type.String({ description: "Ask migrate/status with it." }) }),
+);
+
+export const GetMigrationStatus = Closed({
+  organizationId: Id(),
+  migrationId: Id("As migrate answered it."),
+});
+export type GetMigrationStatusInput = Static<typeof GetMigrationStatus>;
+
+export const MIGRATION_STATES = ["pending", "in_progress", "completed", "failed"] as const;
+
+export const MigrationStatus = named(
+  "MigrationStatus",
+  Closed({
+    migrationId: Type.String(),
+    status: Type.Enum([...MIGRATION_STATES], {
+      description:
+        "pending: no batch committed yet; in_progress; completed: every row moved, both ids free. " +
+        "collabd never answers failed: a batch that fails is retried.",
+    }),
+    tasksLeft: Type.Integer({ description: "Extension: kinds of rows still to move." }),
+    batches: Type.Integer({ description: "Extension: bounded transactions committed so far." }),
+    rowsMoved: Type.Integer({ description: "Extension: rows moved so far." }),
+  }),
+);

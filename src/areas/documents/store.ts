@@ -50,6 +50,18 @@ export async function listDocuments(
   else if (filter.folderId !== undefined) query = query.where("folder_id", "=", filter.folderId);
   if (filter.ids) query = query.where("id", "in", [...filter.ids]);
   if (after !== null) query = query.where("id", ">", after);
+  // Documents of a deleted folder still being swept are gone from reads (hierarchy/sweep.ts).
+  query = query.where(({ not, exists, selectFrom }) =>
+    not(
+      exists(
+        selectFrom("folder_tombstones as f")
+          .select("f.folder_id")
+          .whereRef("f.workspace_id", "=", "documents.workspace_id")
+          .whereRef("f.organization_id", "=", "documents.organization_id")
+          .whereRef("f.folder_id", "=", "documents.folder_id"),
+      ),
+    ),
+  );
   return (await query.orderBy("id").limit(rows).execute()).map(normalize);
 }
 

@@ -3,10 +3,10 @@ import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { WriteTx } from "../../db/handles.js";
 import { CodedApiError, notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
-import { deleteDocumentsInFolders } from "../hierarchy/cascade.js";
 import { deleteGrantsOn } from "../hierarchy/grants.js";
 import { lockOrganization, ORGANIZATION_NOT_FOUND } from "../hierarchy/organizations.js";
 import { type AccessType, ROOT } from "../hierarchy/paths.js";
+import { countDocumentsInFolders, deleteFolderDocumentsOrSweep } from "../hierarchy/sweep.js";
 import { type Folder, toFolder } from "./records.js";
 import type {
   DeleteFolderInput,
@@ -211,7 +211,11 @@ export async function updateFolderAccess(
 
 /**
  * Deletes a folder and its whole subtree (docs/contract.md "Folders") with the grants on those folders
- * and every document placed in them, as documents delete does (hierarchy/cascade.ts).
+ * and every document placed in them, as documents delete does (hierarchy/cascade.ts). The
+ * folder rows (bounded by the folders quota) go in the request with one bounded batch of the
+ * documents; what is left is swept by a delete job under folder tombstones
+ * (hierarchy/sweep.ts), so the answer does not wait for it and the documents are gone from
+ * reads at once (docs/decisions.md "Deletes are durable jobs").
  * Unknown folder: NOT_FOUND with `code: "not-found"` (docs/compatibility.md "D9").
  */
 export async function deleteFolder(
@@ -221,14 +225,17 @@ export async function deleteFolder(
   requireAdvancedQueries(ctx);
   const ws = ctx.workspace.id;
   const org = input.organizationId;
-  return ctx.write(async (trx) => {
+  const { counts, job } = await ctx.write(async (trx) => {
     if ((await lockOrganization(trx, ws, org)) === null) throw notFound(ORGANIZATION_NOT_FOUND);
     const folder = await store.findFolder(trx, ws, org, input.folderId);
     if (!folder) throw new CodedApiError("NOT_FOUND", FOLDER_NOT_FOUND, "not-found");
     const deleted = await subtree.deleteSubtree(trx, ws, org, folder.path);
     await deleteGrantsOn(trx, ws, org, "folder", deleted);
-    const scope = { workspaceId: ws, organizationId: org, now: ctx.clock.now() };
-    const documents = await deleteDocumentsInFolders(trx, scope, deleted);
-    return { deletedCount: deleted.length, deletedDocumentCount: documents };
+    const documents = await countDocumentsInFolders(trx, { workspaceId: ws, organizationId: org }, deleted);
+    const job = await deleteFolderDocumentsOrSweep(trx, ctx, org, deleted);
+    return { counts: { deletedCount: deleted.length, deletedDocumentCount: documents }, job };
   }, RUNS_ALONE);
+  // After the commit: a kick before it would find no job yet.
+  if (job !== null) ctx.jobs.kick();
+  return counts;
 }

@@ -200,7 +200,9 @@ export const folderOperations = [
     summary: "Delete a folder",
     description:
       "Deletes the folder, every folder below it and every document placed in them (with their grants and " +
-      "feature data, as documents delete does). `result.data` is null; `result.deletedCount` (folders) and " +
+      "feature data, as documents delete does). The folders and one bounded batch of the documents go at once; " +
+      "more documents are hidden at once and swept by a background job (see /v2/organizations/delete/status " +
+      "with folderId). `result.data` is null; `result.deletedCount` (folders) and " +
       "`result.deletedDocumentCount` are extras. Unknown folder: NOT_FOUND `Folder not found.` with " +
       `\`error.code\` \`not-found\`. ${NEEDS}`,
     data: DeleteFolder,

@@ -11,8 +11,8 @@ import { type RecordKind, recordsChanged } from "../../records/effects.js";
  * A step deletes at most `batch` rows of its table for the target (with what goes with
  * those rows: quota usage of verb-accounted tables, webhook content, inbox rows) and
  * answers how many it deleted; fewer than `batch`: the step is done. So a delete job
- * (sweep.ts) runs each step one bounded transaction at a time, and a caller that deletes
- * a small, known set inline (a folder's subtree) runs them to the end (`runSteps`).
+ * (sweep.ts) runs each step one bounded transaction at a time, organizations', documents'
+ * and folders' deletes alike.
  */
 export interface SweepTarget {
   readonly workspaceId: string;
@@ -27,9 +27,6 @@ export interface SweepStep {
   readonly name: string;
   run(trx: WriteTx, target: SweepTarget, batch: number): Promise<number>;
 }
-
-/** Rows per statement when a caller holds ids in memory, well under both dialects' parameter limits. */
-export const CASCADE_BATCH = 500;
 
 /** `and <column> in (…documentIds)`, or nothing for a whole organization. */
 function inDocuments(t: SweepTarget, column: string): RawBuilder<unknown> {
@@ -182,65 +179,4 @@ export const ORGANIZATION_STEPS: readonly SweepStep[] = [
 
 export function stepNamed(name: string): SweepStep | undefined {
   return ORGANIZATION_STEPS.find((step) => step.name === name);
-}
-
-/** Runs `steps` for `target` to the end, CASCADE_BATCH rows per statement: for a small, known set. */
-export async function runSteps(
-  trx: WriteTx,
-  steps: readonly SweepStep[],
-  target: SweepTarget,
-): Promise<void> {
-  for (const step of steps) while ((await step.run(trx, target, CASCADE_BATCH)) === CASCADE_BATCH);
-}
-
-/** Deletes documents by id with everything they hold, CASCADE_BATCH at a time. */
-export async function deleteDocumentsCascading(
-  trx: WriteTx,
-  scope: { workspaceId: string; organizationId: string; now: number },
-  documentIds: readonly string[],
-): Promise<void> {
-  for (let i = 0; i < documentIds.length; i += CASCADE_BATCH) {
-    const chunk = documentIds.slice(i, i + CASCADE_BATCH);
-    await runSteps(trx, DOCUMENT_STEPS, { ...scope, documentIds: chunk });
-    await trx
-      .deleteFrom("documents")
-      .where("workspace_id", "=", scope.workspaceId)
-      .where("organization_id", "=", scope.organizationId)
-      .where("id", "in", chunk)
-      .execute();
-  }
-}
-
-/**
- * Deletes every document placed in `folderIds` (a deleted subtree) with everything it
- * holds (docs/contract.md "Folders"): reads CASCADE_BATCH document ids at a time, so memory
- * stays bounded however many documents the folders hold; returns how many went.
- */
-export async function deleteDocumentsInFolders(
-  trx: WriteTx,
-  scope: { workspaceId: string; organizationId: string; now: number },
-  folderIds: readonly string[],
-): Promise<number> {
-  let count = 0;
-  for (let i = 0; i < folderIds.length; i += CASCADE_BATCH) {
-    const folders = folderIds.slice(i, i + CASCADE_BATCH);
-    for (;;) {
-      const rows = await trx
-        .selectFrom("documents")
-        .select("id")
-        .where("workspace_id", "=", scope.workspaceId)
-        .where("organization_id", "=", scope.organizationId)
-        .where("folder_id", "in", folders)
-        .limit(CASCADE_BATCH)
-        .execute();
-      if (rows.length === 0) break;
-      count += rows.length;
-      await deleteDocumentsCascading(
-        trx,
-        scope,
-        rows.map((row) => row.id),
-      );
-    }
-  }
-  return count;
 }

@@ -104,6 +104,9 @@ export type GetOrganizationsInput = Static<typeof GetOrganizations>;
 export const GetDeleteStatus = Closed({
   organizationId: Id("The deleted organization."),
   documentId: Type.Optional(Id("A deleted document of it; absent: the organization's own delete.")),
+  folderId: Type.Optional(
+    Id("A deleted folder of it: the sweep of the documents its subtree held (not with documentId)."),
+  ),
 });
 export type GetDeleteStatusInput = Static<typeof GetDeleteStatus>;
 

@@ -7,7 +7,7 @@ import { checkQuotas } from "../../quotas/check.js";
 import { metadataOf, parseMetadata, storedMetadata } from "../hierarchy/metadata.js";
 import { lockOrganization } from "../hierarchy/organizations.js";
 import { DELETE, deleteOrSweep } from "../hierarchy/sweep.js";
-import { sweepingJob } from "../hierarchy/tombstones.js";
+import { folderSweepingJob, sweepingJob } from "../hierarchy/tombstones.js";
 import {
   type AddOrganizationsInput,
   type DeleteOrganizationsInput,
@@ -215,7 +215,7 @@ export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): 
 }
 
 /**
- * Where the sweep of a deleted organization or document stands (hierarchy/sweep.ts): read
+ * Where the sweep of a deleted organization, document or folder stands (hierarchy/sweep.ts): read
  * through its tombstone, which the job removes when it completes, so an id no sweep holds
  * is complete (including one never deleted: nothing of it is being swept).
  */
@@ -224,12 +224,12 @@ export async function deleteStatus(
   input: GetDeleteStatusInput,
 ): Promise<{ isDeleteCompleted: boolean; tasksLeft: number; batches: number; rowsDeleted: number }> {
   const ws = ctx.workspace.id;
-  const jobId = await sweepingJob(
-    ctx.reader,
-    ws,
-    input.organizationId,
-    input.documentId ? [input.documentId] : [],
-  );
+  if (input.folderId !== undefined && input.documentId !== undefined)
+    throw invalidArgument("data: send documentId or folderId, not both.");
+  const jobId =
+    input.folderId !== undefined
+      ? await folderSweepingJob(ctx.reader, ws, input.organizationId, input.folderId)
+      : await sweepingJob(ctx.reader, ws, input.organizationId, input.documentId ? [input.documentId] : []);
   const status = jobId === null ? null : await readJob(ctx.reader, ws, DELETE, jobId);
   if (!status || status.isDeleteCompleted)
     return {

@@ -15,6 +15,7 @@ import * as privacy from "./0013_privacy.js";
 import * as idempotencyKeys from "./0014_idempotency_keys.js";
 import * as durableJobs from "./0016_durable_jobs.js";
 import * as usageEverywhere from "./0017_usage_everywhere.js";
+import * as folderSweeps from "./0018_folder_sweeps.js";
 import * as idempotencyUsageAndErasures from "./0019_idempotency_usage_and_erasures.js";
 import * as webhookEndpoints from "./0021_webhook_endpoints.js";
 
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   "0014_idempotency_keys": idempotencyKeys,
   "0016_durable_jobs": durableJobs,
   "0017_usage_everywhere": usageEverywhere,
+  "0018_folder_sweeps": folderSweeps,
   "0019_idempotency_usage_and_erasures": idempotencyUsageAndErasures,
   "0021_webhook_endpoints": webhookEndpoints,
 };
