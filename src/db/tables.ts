@@ -402,6 +402,44 @@ export interface ErasingUserRow {
   created_at: number;
 }
 
+/** A user group of an organization (migration 0022): its members are `user_group_members` rows. */
+export interface UserGroupRow {
+  workspace_id: string;
+  organization_id: string;
+  group_id: string;
+  /** `''` when the group was added without a name. */
+  group_name: string;
+  created_at: number;
+  last_updated: number;
+}
+
+/** One member (a user id) of one group. */
+export interface UserGroupMemberRow {
+  workspace_id: string;
+  organization_id: string;
+  group_id: string;
+  user_id: string;
+  created_at: number;
+}
+
+/** The workspace's notification service configuration (JSON: useNotificationService and its config). */
+export interface NotificationServiceConfigRow {
+  workspace_id: string;
+  config: string;
+  updated_at: number;
+}
+
+/** The open batch a recipient's next notification joins: per document, or `''` for the user batch. */
+export interface NotificationBatchRow {
+  workspace_id: string;
+  organization_id: string;
+  user_id: string;
+  document_id: string;
+  notification_id: string;
+  closes_at: number;
+  events: number;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -432,4 +470,8 @@ export interface Tables {
   user_memberships: UserMembershipRow;
   idempotency_keys: IdempotencyKeyRow;
   erasing_users: ErasingUserRow;
+  user_groups: UserGroupRow;
+  user_group_members: UserGroupMemberRow;
+  notification_service_configs: NotificationServiceConfigRow;
+  notification_batches: NotificationBatchRow;
 }

@@ -7,9 +7,11 @@ import { folderOperations } from "../areas/folders/routes.js";
 import { refuseWhileSwept, refuseWhileSweptIn } from "../areas/hierarchy/tombstones.js";
 import { locationOperations } from "../areas/locations/routes.js";
 import { notificationConfigOperations } from "../areas/notification-config/routes.js";
+import { notificationServiceOperations } from "../areas/notification-service/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
 import { recordingOperations } from "../areas/recordings/routes.js";
+import { userGroupOperations } from "../areas/user-groups/routes.js";
 import { userOperations } from "../areas/users/routes.js";
 import { webhookOperations } from "../areas/webhooks/routes.js";
 import type { Ctx } from "../context.js";
@@ -65,10 +67,12 @@ export const allOperations: readonly Operation[] = [
   ...recordingOperations,
   ...notificationOperations,
   ...notificationConfigOperations,
+  ...notificationServiceOperations,
   ...documentOperations,
   ...locationOperations,
   ...accessOperations,
   ...userOperations,
+  ...userGroupOperations,
   ...webhookOperations,
   ...advancedWebhookOperations,
   ...commentOperations,

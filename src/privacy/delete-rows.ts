@@ -4,7 +4,12 @@ import type { BatchResult, ErasureScope } from "./kind.js";
 
 /** A table with a `user_id` column whose rows of a user are deleted outright. */
 export interface UserRowsTable {
-  readonly table: "access_grants" | "notification_configs" | "notification_recipients";
+  readonly table:
+    | "access_grants"
+    | "notification_configs"
+    | "notification_recipients"
+    | "user_group_members"
+    | "notification_batches";
   /** The primary key after workspace_id and organization_id. */
   readonly keys: readonly string[];
 }

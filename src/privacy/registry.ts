@@ -7,6 +7,7 @@ import { idempotencyAnswers } from "./kinds/idempotency.js";
 import { notificationConfigs } from "./kinds/notification-configs.js";
 import { notifications } from "./kinds/notifications.js";
 import { recordings } from "./kinds/recordings.js";
+import { notificationBatches, userGroups } from "./kinds/user-groups.js";
 import { users } from "./kinds/users.js";
 import { webhookEndpoints } from "./kinds/webhook-endpoints.js";
 import { webhookDeliveries } from "./kinds/webhooks.js";
@@ -21,6 +22,8 @@ export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
   users,
   grants,
   notificationConfigs,
+  userGroups,
+  notificationBatches,
   comments,
   reactions,
   commentMentions,

@@ -36,6 +36,7 @@ export const userDataOperations = [
         activities: [],
         grants: [],
         notificationConfigs: [{ config: { inbox: "MINE", email: "NONE" }, updatedAt: 1767225600000 }],
+        userGroups: [],
       },
       pageToken: "",
       resultExtras: { nextPageToken: null },
@@ -71,11 +72,11 @@ export const userDataOperations = [
     example: {
       data: { userIds: ["u4"], organizationIds: ["org-1"] },
       message: INITIATED,
-      result: { jobId: "job-1", tasksCount: 13 },
+      result: { jobId: "job-1", tasksCount: 15 },
       topLevel: {
         status: "success",
         message: INITIATED,
-        data: { jobId: "job-1", tasksCount: 13 },
+        data: { jobId: "job-1", tasksCount: 15 },
         statusCode: 202,
       },
     },

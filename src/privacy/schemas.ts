@@ -24,6 +24,7 @@ export const UserData = named(
       activities: Records("Activities the user acted in (extra)."),
       grants: Records("Access grants to the user (extra)."),
       notificationConfigs: Records("The user's notification preferences (extra)."),
+      userGroups: Records("The user groups the user is a member of (extra)."),
     },
     "Up to 100 records per key and page; `[]` when none (or when the organization or user is unknown).",
   ),

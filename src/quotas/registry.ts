@@ -69,6 +69,20 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
     by: "triggers",
     migration: "0021_webhook_endpoints",
     shares: { records: "1", bytes: "octet_length(settings)" },
+  user_groups: {
+    by: "triggers",
+    migration: "0022_groups_notification_service",
+    shares: { records: "1", bytes: "octet_length(group_name)" },
+  },
+  user_group_members: {
+    by: "triggers",
+    migration: "0022_groups_notification_service",
+    shares: { records: "1" },
+  },
+  notification_batches: {
+    by: "triggers",
+    migration: "0022_groups_notification_service",
+    shares: { records: "1" },
   },
   notification_recipients: {
     exempt:
@@ -85,6 +99,7 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   webhook_attempts: { exempt: "at most the configured attempts per counted delivery, removed at retention" },
   webhook_configs: { exempt: "one row per workspace" },
   advanced_webhook_configs: { exempt: "one row per workspace" },
+  notification_service_configs: { exempt: "one row per workspace" },
   workspaces: { exempt: "created by the operator (CLI), not by tenants" },
   auth_tokens: { exempt: "created by the operator (CLI), not by tenants" },
   workspace_usage: { exempt: "the usage itself: at most 16 rows per workspace" },

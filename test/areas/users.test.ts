@@ -153,7 +153,7 @@ forEachDialect("users add, get, update, delete", (server) => {
       pageToken = page.pageToken;
     } while (pageToken);
     expect(seen).toEqual(["d1/a", "d1/b", "d2/a"]);
-    // User groups do not exist: asking by group alone finds nobody (docs/compatibility.md "D14").
+    // A group nobody added has no members: asking by it alone finds nobody.
     const byGroup = await ok(server(), "/v2/users/get", {
       organizationId: org,
       organizationUserGroupIds: ["g1"],

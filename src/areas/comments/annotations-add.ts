@@ -126,6 +126,7 @@ export function addCommentEffects(
   event: "comment_annotation.add" | "comment.add",
   flags: { triggerNotification?: boolean | undefined; triggerActivities?: boolean | undefined },
 ): void {
+  effects.happened({ event, annotation: record, targetComment: comment, actionUser: comment.from });
   if (flags.triggerNotification === true) {
     effects.event({ event, annotation: record, targetComment: comment, actionUser: comment.from });
     const subscribers = Object.values(record.subscribedUsers).map((s) => s.user);
@@ -144,9 +145,16 @@ function checkVisibility(annotation: NewAnnotationInput, at: string): void {
       { field: `${field}.organizationId`, message: "Required for organizationPrivate." },
     ]);
   }
-  if (visibility?.type === "restricted" && (visibility.userIds ?? []).length === 0) {
+  if (
+    visibility?.type === "restricted" &&
+    (visibility.userIds ?? []).length === 0 &&
+    (visibility.organizationUserGroupIds ?? []).length === 0
+  ) {
     throw invalidArgument(`${field}.userIds must not be empty for restricted.`, [
-      { field: `${field}.userIds`, message: "Required (non-empty) for restricted." },
+      {
+        field: `${field}.userIds`,
+        message: "Required (non-empty) for restricted, unless organizationUserGroupIds.",
+      },
     ]);
   }
 }

@@ -65,6 +65,7 @@ export async function updateAnnotations(
       refresh(record);
       checkRecordSize(ctx.config, JSON.stringify(record), "data.updatedData");
       for (const change of changesOf(before, record, patches)) {
+        effects.happened({ annotation: record, ...change });
         if (emit) effects.event({ annotation: record, ...change });
         if (input.triggerActivities === true) {
           effects.activity({
@@ -231,6 +232,7 @@ export async function deleteAnnotations(
       });
       const effects = new Effects(ctx, organizationId, input.documentId);
       for (const { record } of selected) {
+        effects.happened({ event: "comment.delete", annotation: record });
         if (input.triggerNotification !== false)
           effects.event({ event: "comment.delete", annotation: record });
         if (input.triggerActivities === true) {

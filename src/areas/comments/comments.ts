@@ -152,6 +152,12 @@ export async function updateComments(
         editedAt: iso(now),
         lastUpdated: iso(now),
       });
+      effects.happened({
+        event: "comment.update",
+        annotation: record,
+        targetComment: comment,
+        actionUser: input.updatedData.from,
+      });
       if (input.triggerNotification !== false) {
         effects.event({
           event: "comment.update",
@@ -189,6 +195,7 @@ export async function deleteComments(
     const effects = new Effects(ctx, input.organizationId, input.documentId);
     const results: Record<string, CommentOutcome> = {};
     for (const comment of gone) {
+      effects.happened({ event: "comment.delete", annotation: record, targetComment: comment });
       if (input.triggerNotification !== false) {
         effects.event({ event: "comment.delete", annotation: record, targetComment: comment });
       }

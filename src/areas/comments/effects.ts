@@ -13,6 +13,8 @@ import { findDocument } from "../hierarchy/documents.js";
 import { composeNotification } from "../notifications/compose.js";
 import { writeNotification } from "../notifications/write.js";
 import type { AnnotationRecord, CommentRecord } from "./objects.js";
+import { notifyThroughService, threadSummary } from "./service-notifications.js";
+import { restrictedViewers } from "./visibility.js";
 
 type Json = Record<string, unknown>;
 
@@ -40,6 +42,8 @@ interface PendingActivity {
  */
 export class Effects {
   private readonly events: PendingEvent[] = [];
+  /** Every comment event, emitted or not: what the notification service's triggers act on. */
+  private readonly happenings: PendingEvent[] = [];
   private readonly activities: PendingActivity[] = [];
   private readonly notices: {
     users: User[];
@@ -58,6 +62,11 @@ export class Effects {
     this.events.push(pending);
   }
 
+  /** Records that an event happened, whatever `triggerNotification` says (service-notifications.ts). */
+  happened(pending: PendingEvent): void {
+    this.happenings.push(pending);
+  }
+
   activity(pending: PendingActivity): void {
     this.activities.push(pending);
   }
@@ -71,6 +80,9 @@ export class Effects {
   async flush(trx: WriteTx): Promise<void> {
     await this.writeEvents(trx);
     await this.writeActivities(trx);
+    // With the notification service on, its triggers notify instead of `triggerNotification`.
+    const scope = { organizationId: this.organizationId, documentId: this.documentId };
+    if (await notifyThroughService(trx, this.ctx, scope, this.happenings)) return;
     for (const [index, notice] of this.notices.entries()) {
       const { row, recipients } = composeNotification(
         this.ctx,
@@ -103,6 +115,12 @@ export class Effects {
       [...subscribers],
       ctx.clock.now(),
     );
+    const viewers = await restrictedViewers(
+      trx,
+      { workspaceId: ctx.workspace.id, organizationId },
+      this.events.map((e) => e.annotation),
+      [...subscribers],
+    );
     const timestamp = ctx.clock.now();
     const events = this.events.map(
       (e): OutboxEvent => ({
@@ -116,7 +134,7 @@ export class Effects {
         targetComment: e.targetComment as unknown as Json | undefined,
         actionUser: e.actionUser,
         specifics: e.specifics,
-        accessDeniedUsers: deniedUsers(e.annotation, allowed),
+        accessDeniedUsers: deniedUsers(e.annotation, allowed, viewers(e.annotation)),
         timestamp,
       }),
     );
@@ -166,22 +184,15 @@ export class Effects {
 }
 
 /**
- * Subscribers who cannot see the thread (docs/webhooks.md "Payloads"): outside a restricted thread's users,
+ * Subscribers who cannot see the thread (docs/webhooks.md "Payloads"): outside a restricted thread's users and groups,
  * or without access to the document (docs/contract.md "Access").
  */
-function deniedUsers(annotation: AnnotationRecord, allowed: ReadonlySet<string>): string[] {
-  const visibility = annotation.visibilityConfig;
-  const listed = visibility.type === "restricted" ? new Set(visibility.userIds ?? []) : null;
+function deniedUsers(
+  annotation: AnnotationRecord,
+  allowed: ReadonlySet<string>,
+  listed: ReadonlySet<string> | null,
+): string[] {
   return Object.keys(annotation.subscribedUsers).filter(
     (id) => !allowed.has(id) || (listed && !listed.has(id)),
   );
-}
-
-/**
- * The thread a notification points to (`notificationSourceData`), without its comments
- * but the latest: a notification record is bounded like any record, a thread may be near it.
- */
-function threadSummary(annotation: AnnotationRecord): Json {
-  const { comments, ...rest } = annotation;
-  return { ...rest, comments: comments.slice(-1) };
 }

@@ -116,7 +116,17 @@ export const Visibility = named(
       }),
       organizationId: Type.Optional(Id("Required for organizationPrivate.")),
       userIds: Type.Optional(
-        Type.Array(Id(), { maxItems: 1000, description: "Required (non-empty) for restricted." }),
+        Type.Array(Id(), {
+          maxItems: 1000,
+          description: "For restricted: the users who see it (this or organizationUserGroupIds non-empty).",
+        }),
+      ),
+      organizationUserGroupIds: Type.Optional(
+        Type.Array(Id(), {
+          maxItems: 30,
+          description:
+            "collabd extra, for restricted: user groups of the organization whose members (at read time) see it.",
+        }),
       ),
     },
     "Visibility of a thread; default public.",

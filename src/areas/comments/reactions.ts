@@ -46,6 +46,7 @@ export async function react(
     record.lastUpdated = now;
     const event = add ? "comment.reaction_add" : "comment.reaction_delete";
     const effects = new Effects(ctx, input.organizationId, input.documentId);
+    effects.happened({ event, annotation: record, targetComment: comment, actionUser: input.from });
     effects.event({ event, annotation: record, targetComment: comment, actionUser: input.from });
     if (input.triggerActivities === true) {
       effects.activity({

@@ -146,6 +146,9 @@ export const FEATURE_STEPS: readonly SweepStep[] = [
   plain("notification-configs", "notification_configs", ["user_id", "document_id"], (t) =>
     inDocuments(t, "document_id"),
   ),
+  plain("notification-batches", "notification_batches", ["user_id", "document_id"], (t) =>
+    inDocuments(t, "document_id"),
+  ),
 ];
 
 const documentLevel = (t: SweepTarget, type: string, ids: string) =>
@@ -173,6 +176,8 @@ export const DOCUMENT_STEPS: readonly SweepStep[] = [...FEATURE_STEPS, ...ACCESS
 export const ORGANIZATION_STEPS: readonly SweepStep[] = [
   ...DOCUMENT_STEPS,
   plain("profiles", "user_profiles", ["user_id"], () => sql``),
+  plain("group-members", "user_group_members", ["group_id", "user_id"], () => sql``),
+  plain("groups", "user_groups", ["group_id"], () => sql``),
   plain("documents", "documents", ["id"], () => sql``),
   plain("folders", "folders", ["folder_id"], () => sql``),
 ];

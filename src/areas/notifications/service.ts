@@ -116,7 +116,8 @@ export async function getNotifications(ctx: Ctx, input: GetNotificationsInput): 
   const { pageToken, ...rest } = input;
   const query = { ...rest, order, pageSize: bounds.limit };
   const after = openTimeSortKey(ctx, query, pageToken);
-  const page = await store.listNotifications(ctx.reader, scopeOf(ctx, input), view, order, after, bounds);
+  const scope = { ...scopeOf(ctx, input), visibleAt: ctx.clock.now() };
+  const page = await store.listNotifications(ctx.reader, scope, view, order, after, bounds);
   return {
     records: page.records,
     pageToken: nextPageToken(ctx, query, page.next),

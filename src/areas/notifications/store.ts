@@ -15,6 +15,11 @@ export interface NotificationScope {
   readonly locationId?: string;
   readonly userId?: string;
   readonly ids?: readonly string[];
+  /**
+   * Lists only: notifications whose timestamp is past this (the notification service's delay and
+   * batches write a notification with the time it becomes visible: docs/compatibility.md "Notification service").
+   */
+  readonly visibleAt?: number;
 }
 
 /** Which of a user's notifications a list holds; only with a userId. */
@@ -114,6 +119,7 @@ export async function listNotifications(
       if (scope.documentId !== undefined) query = query.where("r.document_id", "=", scope.documentId);
       if (scope.locationId !== undefined) query = query.where("r.location_id", "=", scope.locationId);
       if (scope.ids) query = query.where("r.notification_id", "in", [...scope.ids]);
+      if (scope.visibleAt !== undefined) query = query.where("r.timestamp", "<=", scope.visibleAt);
       if (after) {
         query = query.where((eb) =>
           eb(eb.refTuple("r.timestamp", "r.notification_id"), dir, eb.tuple(after[0], after[1])),
@@ -129,6 +135,7 @@ export async function listNotifications(
     if (scope.documentId !== undefined) all = all.where("document_id", "=", scope.documentId);
     if (scope.locationId !== undefined) all = all.where("location_id", "=", scope.locationId);
     if (scope.ids) all = all.where("id", "in", [...scope.ids]);
+    if (scope.visibleAt !== undefined) all = all.where("timestamp", "<=", scope.visibleAt);
     if (after) all = all.where((eb) => eb(eb.refTuple("timestamp", "id"), dir, eb.tuple(after[0], after[1])));
     return all.orderBy("timestamp", order).orderBy("id", order).limit(rows).execute();
   };
@@ -262,4 +269,21 @@ async function deleteByIds(
     for (const row of gone) sizes.push(row.bytes);
   }
   return sizes;
+}
+
+/** The stored record of one notification, if it exists (a batch of the notification service appends to it). */
+export async function findRecord(
+  db: Readable,
+  workspaceId: string,
+  organizationId: string,
+  id: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("notifications")
+    .select("record")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+  return row?.record;
 }

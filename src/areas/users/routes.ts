@@ -50,8 +50,8 @@ export const userOperations = [
     description:
       "The users of a level in userId order, each its profile plus `accessRole` at that level; `userIds` " +
       "(≤ 30) narrows. `allDocuments`: every document-level membership of the organization, with `documentId`; " +
-      "`groupByDocumentId` turns `data` into `{documentId: User[]}`. `organizationUserGroupIds` (≤ 30) matches " +
-      "nobody (no user groups). Keyset-paged: `pageSize` default 1000; `pageToken` and `nextPageToken`.",
+      "`groupByDocumentId` turns `data` into `{documentId: User[]}`. `organizationUserGroupIds` (≤ 30) " +
+      "selects the members of those groups at the level (with `userIds`: users in either). Keyset-paged: `pageSize` default 1000; `pageToken` and `nextPageToken`.",
     data: GetUsers,
     result: UserList,
     list: true,

@@ -50,7 +50,7 @@ export const GetUsers = Closed({
   ...LevelFields,
   userIds: Type.Optional(ShortIdList("Only these users.")),
   organizationUserGroupIds: Type.Optional(
-    ShortIdList("User groups; collabd has none, so these match nobody."),
+    ShortIdList("Members of these user groups (at read time); with userIds, users matching either."),
   ),
   allDocuments: Type.Optional(
     Type.Boolean({

@@ -222,10 +222,6 @@ export async function getUsers(ctx: Ctx, input: GetUsersInput): Promise<UserPage
   const after = pageToken
     ? toCursor(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now()))
     : null;
-  // Groups match nobody (docs/compatibility.md "D14"): asking only by group finds no one.
-  if (input.organizationUserGroupIds !== undefined && input.userIds === undefined) {
-    return { rawData: grouped ? "{}" : "[]", pageToken: "" };
-  }
   const levelIds: string[] = [];
   const page = await fillPage<store.MemberRow, readonly [string, string]>({
     ...bounds,
@@ -234,6 +230,7 @@ export async function getUsers(ctx: Ctx, input: GetUsersInput): Promise<UserPage
       store.listMembers(ctx.reader, ctx.workspace.id, input.organizationId, {
         at,
         userIds: input.userIds,
+        groupIds: input.organizationUserGroupIds,
         after: cursor,
         rows,
       }),

@@ -91,6 +91,8 @@ export async function listMembers(
   filter: {
     at: LevelRef | null;
     userIds?: readonly string[] | undefined;
+    /** Members of these groups at read time; with userIds, either matches (docs/decisions.md "User groups"). */
+    groupIds?: readonly string[] | undefined;
     after: readonly [levelId: string, userId: string] | null;
     rows: number;
   },
@@ -108,7 +110,28 @@ export async function listMembers(
     .where("m.organization_id", "=", organizationId)
     .where("m.level", "=", filter.at?.level ?? "document");
   if (filter.at) query = query.where("m.level_id", "=", filter.at.id);
-  if (filter.userIds) query = query.where("m.user_id", "in", [...filter.userIds]);
+  const { userIds, groupIds } = filter;
+  if (userIds || groupIds) {
+    query = query.where((eb) =>
+      eb.or([
+        ...(userIds ? [eb("m.user_id", "in", [...userIds])] : []),
+        ...(groupIds
+          ? [
+              eb(
+                "m.user_id",
+                "in",
+                eb
+                  .selectFrom("user_group_members as g")
+                  .select("g.user_id")
+                  .where("g.workspace_id", "=", workspaceId)
+                  .where("g.organization_id", "=", organizationId)
+                  .where("g.group_id", "in", [...groupIds]),
+              ),
+            ]
+          : []),
+      ]),
+    );
+  }
   const after = filter.after;
   if (after) {
     // A row comparison: both dialects seek the primary key to it (an OR of two ranges would not).
