@@ -188,6 +188,29 @@ forEachDialect(
         },
         { path: "/v2/workspace/webhookconfig/get", data: {}, expect: "ownWrite" },
         ...advancedWebhookCases(endpointOfA, endpointIteratorOfA),
+        // B's own (default) configuration; A's enabled service is not seen.
+        { path: "/v2/workspace/notificationconfig/get", data: {}, expect: "ownWrite" },
+        {
+          path: "/v2/users/get",
+          data: { organizationId: org, organizationUserGroupIds: [S.groupId] },
+          expect: "empty",
+        },
+        // A's groups do not exist for B (nor does A's organization).
+        {
+          path: "/v2/organizations/usergroups/add",
+          data: { organizationId: org, organizationUserGroups: [{ groupId: S.groupId }] },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/organizations/usergroups/users/add",
+          data: { organizationId: org, organizationUserGroupId: S.groupId, userIds: [S.userId] },
+          expect: "notFound",
+        },
+        {
+          path: "/v2/organizations/usergroups/users/delete",
+          data: { organizationId: org, organizationUserGroupId: S.groupId, deleteAll: true },
+          expect: "notFound",
+        },
         { path: "/v2/users/data/get", data: { organizationId: org, userId: S.userId }, expect: "empty" },
         { path: "/v2/users/data/delete/status", data: { jobId: jobOfA }, expect: "notFound" },
         // No sweep of B's holds the id: complete, and nothing of A's job shows.
@@ -455,6 +478,17 @@ forEachDialect(
         {
           path: "/v2/notifications/config/set",
           data: { organizationId: org, userIds: [S.userId], config: { inbox: "NONE" } },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/workspace/notificationconfig/update",
+          data: { useNotificationService: true },
+          expect: "ownWrite",
+        },
+        // B's organization exists now: B's group of A's id is B's own.
+        {
+          path: "/v2/organizations/usergroups/add",
+          data: { organizationId: org, organizationUserGroups: [{ groupId: S.groupId }] },
           expect: "ownWrite",
         },
         // B erases a user id A also has: B's job runs to its end, and A's rows stay as they were.

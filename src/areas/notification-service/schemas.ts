@@ -18,7 +18,6 @@ export const COMMENT_TRIGGER_KEYS = [
   "suggestionAccepted",
   "suggestionRejected",
 ] as const;
-export type CommentTriggerKey = (typeof COMMENT_TRIGGER_KEYS)[number];
 
 /** Huddle trigger keys: stored and returned only (collabd has no huddles). */
 export const HUDDLE_TRIGGER_KEYS = ["created", "join"] as const;

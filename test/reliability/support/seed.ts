@@ -16,6 +16,7 @@ export const SEEDED = {
   notificationId: "n-1",
   locationId: "loc-1",
   userId: "u-1",
+  groupId: "group-1",
 } as const;
 
 /**
@@ -136,6 +137,17 @@ export async function seedWorkspace(call: Call, marker: string, webhookUrl: stri
     documentId: s.documentId,
     users: [{ userId: s.userId, accessRole: "viewer" }],
   });
+  // A user group with a member, and the notification service on.
+  await ok("/v2/organizations/usergroups/add", {
+    organizationId: s.organizationId,
+    organizationUserGroups: [{ groupId: s.groupId, groupName: `${marker} group` }],
+  });
+  await ok("/v2/organizations/usergroups/users/add", {
+    organizationId: s.organizationId,
+    organizationUserGroupId: s.groupId,
+    userIds: [s.userId],
+  });
+  await ok("/v2/workspace/notificationconfig/update", { useNotificationService: true });
   const deliveries = await ok("/v2/workspace/webhooks/deliveries/get", {});
   const ids = (deliveries as { webhookId: string }[]).map((d) => d.webhookId);
   if (ids.length === 0) throw new Error("seeding: no webhook deliveries");
