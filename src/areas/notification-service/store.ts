@@ -1,5 +1,6 @@
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { NotificationBatchRow } from "../../db/tables.js";
+import { lockedForUpdate } from "../../db/transactions.js";
 
 /** The workspace's stored configuration text, or undefined when never set. */
 export async function readServiceConfig(db: Readable, workspaceId: string): Promise<string | undefined> {
@@ -37,16 +38,21 @@ export interface BatchKey {
   readonly documentId: string;
 }
 
-/** The recipient's batch row for this key, if any (open or not: the caller compares). */
+/**
+ * The recipient's batch row for this key, if any (open or not: the caller compares), locked
+ * until commit (PostgreSQL): two comments at once append to one batch one after the other.
+ */
 export async function findBatch(trx: WriteTx, key: BatchKey): Promise<NotificationBatchRow | undefined> {
-  const row = await trx
-    .selectFrom("notification_batches")
-    .selectAll()
-    .where("workspace_id", "=", key.workspaceId)
-    .where("organization_id", "=", key.organizationId)
-    .where("user_id", "=", key.userId)
-    .where("document_id", "=", key.documentId)
-    .executeTakeFirst();
+  const row = await lockedForUpdate(
+    trx,
+    trx
+      .selectFrom("notification_batches")
+      .selectAll()
+      .where("workspace_id", "=", key.workspaceId)
+      .where("organization_id", "=", key.organizationId)
+      .where("user_id", "=", key.userId)
+      .where("document_id", "=", key.documentId),
+  ).executeTakeFirst();
   return row ? { ...row, closes_at: Number(row.closes_at), events: Number(row.events) } : undefined;
 }
 
