@@ -69,6 +69,7 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
     by: "triggers",
     migration: "0021_webhook_endpoints",
     shares: { records: "1", bytes: "octet_length(settings)" },
+  },
   user_groups: {
     by: "triggers",
     migration: "0022_groups_notification_service",
