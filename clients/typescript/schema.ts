@@ -665,6 +665,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/usergroups/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add user groups (v1 path)
+         * @description The v1 path of `/v2/organizations/usergroups/add`: same request, same answer.
+         */
+        post: operations["organizationUserGroupsAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/usergroups/users/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users to a user group (v1 path)
+         * @description The v1 path of `/v2/organizations/usergroups/users/add`: same request, same answer.
+         */
+        post: operations["organizationUserGroupUsersAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/usergroups/users/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove users from a user group (v1 path)
+         * @description The v1 path of `/v2/organizations/usergroups/users/delete`: same request, same answer.
+         */
+        post: operations["organizationUserGroupUsersDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/add": {
         parameters: {
             query?: never;
@@ -1725,6 +1785,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/organizations/usergroups/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add user groups
+         * @description Adds groups to an organization (at most 1000 per organization); an existing groupId is renamed and keeps its members. The organization must exist unless `createOrganization`. A group means its members at read time wherever group ids are accepted (users get's `organizationUserGroupIds`, a restricted thread's `visibility.organizationUserGroupIds`). Keyed by groupId.
+         */
+        post: operations["organizationUserGroupsAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/usergroups/users/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users to a user group
+         * @description Adds user ids to a group (at most 1000 members per group); a user already in it stays. An unknown group is NOT_FOUND. Keyed by userId.
+         */
+        post: operations["organizationUserGroupUsersAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/organizations/usergroups/users/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove users from a user group
+         * @description Removes the users of `userIds`, or with `deleteAll: true` every member (send one of the two). A named user who is not a member fails alone. An unknown group is NOT_FOUND. Keyed by userId.
+         */
+        post: operations["organizationUserGroupUsersDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/recordings/add": {
         parameters: {
             query?: never;
@@ -1896,7 +2016,7 @@ export interface paths {
         put?: never;
         /**
          * Get users
-         * @description The users of a level in userId order, each its profile plus `accessRole` at that level; `userIds` (≤ 30) narrows. `allDocuments`: every document-level membership of the organization, with `documentId`; `groupByDocumentId` turns `data` into `{documentId: User[]}`. `organizationUserGroupIds` (≤ 30) matches nobody (no user groups). Keyset-paged: `pageSize` default 1000; `pageToken` and `nextPageToken`.
+         * @description The users of a level in userId order, each its profile plus `accessRole` at that level; `userIds` (≤ 30) narrows. `allDocuments`: every document-level membership of the organization, with `documentId`; `groupByDocumentId` turns `data` into `{documentId: User[]}`. `organizationUserGroupIds` (≤ 30) selects the members of those groups at the level (with `userIds`: users in either). Keyset-paged: `pageSize` default 1000; `pageToken` and `nextPageToken`.
          */
         post: operations["usersGet"];
         delete?: never;
@@ -2059,6 +2179,46 @@ export interface paths {
          * @description Partial update of the advanced webhook switch and payload format; at least one field. The first update must set `isEnabled: true` (FAILED_PRECONDITION otherwise). Answers the whole configuration.
          */
         post: operations["advancedWebhookConfigUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/notificationconfig/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the notification service configuration
+         * @description The whole state with defaults filled in (off, delay 10 s, batch windows 10 s of at most 2 events). The body may be left out: none, `{}` and `{"data": {}}` all work.
+         */
+        post: operations["notificationServiceConfigGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/notificationconfig/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update the notification service configuration
+         * @description Merges what is sent into the stored configuration (fields left out keep their value); needs `useNotificationService` or `notificationServiceConfig`. The first `useNotificationService: true` on a configuration without triggers seeds them: every comment trigger but `suggestionAccepted` and `suggestionRejected`, and every huddle trigger; the request's values go on top. With the service on, each enabled comment trigger writes inbox notifications for the users the event concerns (mentioned, assigned, subscribed, the thread's author on replies), after `delayConfig` and combined per `batchConfig`. Answers the whole state, as get.
+         */
+        post: operations["notificationServiceConfigUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2862,12 +3022,14 @@ export interface components {
         CommentVisibility: {
             /** @description Required for organizationPrivate. */
             organizationId?: string;
+            /** @description collabd extra, for restricted: user groups of the organization whose members (at read time) see it. */
+            organizationUserGroupIds?: string[];
             /**
              * @description Who sees the thread.
              * @enum {string}
              */
             type: "public" | "organizationPrivate" | "restricted";
-            /** @description Required (non-empty) for restricted. */
+            /** @description For restricted: the users who see it (this or organizationUserGroupIds non-empty). */
             userIds?: string[];
         };
         /** @description How many records were deleted. */
@@ -3622,6 +3784,101 @@ export interface components {
             /** @description Notifications addressed to this user. */
             userId?: string;
         };
+        /** @description Events inside the window are combined into one notification per recipient. */
+        NotificationServiceBatch: {
+            /** @description 10 s to 1 week. */
+            batchWindowSeconds?: number;
+            isEnabled?: boolean;
+            /** @description The batch is shown once this many pile up. */
+            maxActivities?: number;
+        };
+        /** @description The notification service's settings; update merges what is sent into what is stored. */
+        NotificationServiceConfig: {
+            /** @description Per document (each recipient's events on one document), or per user (all of a recipient's events). */
+            batchConfig?: {
+                document?: components["schemas"]["NotificationServiceBatch"];
+                user?: components["schemas"]["NotificationServiceBatch"];
+            };
+            delayConfig?: components["schemas"]["NotificationServiceDelay"];
+            triggers?: components["schemas"]["NotificationServiceTriggers"];
+        };
+        NotificationServiceConfigGetRequest: Record<string, never>;
+        NotificationServiceConfigUpdateRequest: {
+            notificationServiceConfig?: components["schemas"]["NotificationServiceConfig"];
+            /** @description Comment triggers write inbox notifications by themselves. */
+            useNotificationService?: boolean;
+        };
+        /** @description The whole stored state, defaults filled in. */
+        NotificationServiceConfigView: {
+            notificationServiceConfig: {
+                batchConfig: {
+                    document: {
+                        batchWindowSeconds: number;
+                        isEnabled: boolean;
+                        maxActivities: number;
+                    };
+                    user: {
+                        batchWindowSeconds: number;
+                        isEnabled: boolean;
+                        maxActivities: number;
+                    };
+                };
+                delayConfig: {
+                    delaySeconds: number;
+                    isEnabled: boolean;
+                };
+                triggers: {
+                    /** @description Comment triggers set so far. */
+                    comment: {
+                        added?: boolean;
+                        assigned?: boolean;
+                        deleted?: boolean;
+                        newlyAdded?: boolean;
+                        priorityChanged?: boolean;
+                        reactionAdded?: boolean;
+                        reactionDeleted?: boolean;
+                        statusChanged?: boolean;
+                        suggestionAccepted?: boolean;
+                        suggestionRejected?: boolean;
+                        updated?: boolean;
+                    };
+                    /** @description Huddle triggers set so far. */
+                    huddle: {
+                        created?: boolean;
+                        join?: boolean;
+                    };
+                };
+            };
+            useNotificationService: boolean;
+        };
+        /** @description A notification becomes visible to notifications get only this long after its event. */
+        NotificationServiceDelay: {
+            /** @description 10 s to 6 months. */
+            delaySeconds?: number;
+            isEnabled?: boolean;
+        };
+        /** @description Trigger key → on/off, per group. */
+        NotificationServiceTriggers: {
+            /** @description Comment events that write inbox notifications. */
+            comment?: {
+                added?: boolean;
+                assigned?: boolean;
+                deleted?: boolean;
+                newlyAdded?: boolean;
+                priorityChanged?: boolean;
+                reactionAdded?: boolean;
+                reactionDeleted?: boolean;
+                statusChanged?: boolean;
+                suggestionAccepted?: boolean;
+                suggestionRejected?: boolean;
+                updated?: boolean;
+            };
+            /** @description Stored only: collabd has no huddles. */
+            huddle?: {
+                created?: boolean;
+                join?: boolean;
+            };
+        };
         NotificationsGetRequest: {
             documentId?: string;
             /** @description The user's For You list: unread, or read with persistReadForUsers; needs userId. */
@@ -3712,6 +3969,37 @@ export interface components {
         };
         OrganizationsUpdateRequest: {
             organizations: components["schemas"]["OrganizationChange"][];
+        };
+        OrganizationUserGroupsAddRequest: {
+            /** @description Create the organization record first when it is missing. */
+            createOrganization?: boolean;
+            /** @description The organization the groups belong to. */
+            organizationId: string;
+            /** @description The groups to add. */
+            organizationUserGroups: {
+                /** @description The group's id, unique in the organization. */
+                groupId: string;
+                /** @description The group's name. */
+                groupName?: string;
+            }[];
+        };
+        OrganizationUserGroupUsersAddRequest: {
+            /** @description The organization. */
+            organizationId: string;
+            /** @description The group. */
+            organizationUserGroupId: string;
+            /** @description User ids. */
+            userIds: string[];
+        };
+        OrganizationUserGroupUsersDeleteRequest: {
+            /** @description Remove every member; send either this (true) or userIds. */
+            deleteAll?: boolean;
+            /** @description The organization. */
+            organizationId: string;
+            /** @description The group. */
+            organizationUserGroupId: string;
+            /** @description User ids. */
+            userIds?: string[];
         };
         PermissionsAddRequest: {
             permissions: {
@@ -3934,6 +4222,10 @@ export interface components {
             recordings: {
                 [key: string]: components["schemas"]["JsonValue"];
             }[];
+            /** @description The user groups the user is a member of (extra). */
+            userGroups: {
+                [key: string]: components["schemas"]["JsonValue"];
+            }[];
             /** @description The user's profile and memberships (extra). */
             users: {
                 [key: string]: components["schemas"]["JsonValue"];
@@ -3950,6 +4242,18 @@ export interface components {
             /** @description When the last task finished (ms); null before the first. */
             lastTaskCompletedTime: number | null;
             tasksLeft: number;
+        };
+        /** @description One group's outcome; `id` is the groupId (docs/compatibility.md "D2"). */
+        UserGroupAddItem: {
+            id: string;
+            message: string;
+            success: boolean;
+        };
+        /** @description One user's outcome. */
+        UserGroupMemberItem: {
+            message: string;
+            organizationUserGroupId: string;
+            success: boolean;
         };
         UsersAddRequest: {
             /** @description Create the document record (at the root) if missing. */
@@ -4003,7 +4307,7 @@ export interface components {
             groupByDocumentId?: boolean;
             /** @description The organization. */
             organizationId: string;
-            /** @description User groups; collabd has none, so these match nobody. */
+            /** @description Members of these user groups (at read time); with userIds, users matching either. */
             organizationUserGroupIds?: string[];
             /** @description Items per page; default 1000; values above 1000 are treated as 1000. */
             pageSize?: number;
@@ -7226,6 +7530,236 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationUserGroupsAddV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "organizationUserGroups": [
+                 *           {
+                 *             "groupId": "engineering",
+                 *             "groupName": "Engineering"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationUserGroupsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization User Groups added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization User Groups added successfully.",
+                     *         "data": {
+                     *           "engineering": {
+                     *             "success": true,
+                     *             "id": "engineering",
+                     *             "message": "Organization user group added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by groupId. */
+                            data: {
+                                [key: string]: components["schemas"]["UserGroupAddItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationUserGroupUsersAddV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "organizationUserGroupId": "engineering",
+                 *         "userIds": [
+                 *           "u1",
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationUserGroupUsersAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Added organization users to group successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Added organization users to group successfully.",
+                     *         "data": {
+                     *           "u1": {
+                     *             "success": true,
+                     *             "organizationUserGroupId": "engineering",
+                     *             "message": "User added to organization user group."
+                     *           },
+                     *           "u3": {
+                     *             "success": true,
+                     *             "organizationUserGroupId": "engineering",
+                     *             "message": "User added to organization user group."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["UserGroupMemberItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationUserGroupUsersDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "organizationUserGroupId": "engineering",
+                 *         "userIds": [
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationUserGroupUsersDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Deleted users from group successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Deleted users from group successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "organizationUserGroupId": "engineering",
+                     *             "message": "User deleted from organization user group."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["UserGroupMemberItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     usersAddV1: {
         parameters: {
             query?: never;
@@ -7357,7 +7891,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 13
+                     *         "tasksCount": 15
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -7365,7 +7899,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 13
+                     *           "tasksCount": 15
                      *         }
                      *       }
                      *     }
@@ -7515,7 +8049,8 @@ export interface operations {
                      *               },
                      *               "updatedAt": 1767225600000
                      *             }
-                     *           ]
+                     *           ],
+                     *           "userGroups": []
                      *         },
                      *         "pageToken": "",
                      *         "nextPageToken": null
@@ -11632,6 +12167,236 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    organizationUserGroupsAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "organizationUserGroups": [
+                 *           {
+                 *             "groupId": "engineering",
+                 *             "groupName": "Engineering"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationUserGroupsAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Organization User Groups added successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Organization User Groups added successfully.",
+                     *         "data": {
+                     *           "engineering": {
+                     *             "success": true,
+                     *             "id": "engineering",
+                     *             "message": "Organization user group added."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by groupId. */
+                            data: {
+                                [key: string]: components["schemas"]["UserGroupAddItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationUserGroupUsersAdd: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "organizationUserGroupId": "engineering",
+                 *         "userIds": [
+                 *           "u1",
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationUserGroupUsersAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Added organization users to group successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Added organization users to group successfully.",
+                     *         "data": {
+                     *           "u1": {
+                     *             "success": true,
+                     *             "organizationUserGroupId": "engineering",
+                     *             "message": "User added to organization user group."
+                     *           },
+                     *           "u3": {
+                     *             "success": true,
+                     *             "organizationUserGroupId": "engineering",
+                     *             "message": "User added to organization user group."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["UserGroupMemberItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    organizationUserGroupUsersDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "organizationUserGroupId": "engineering",
+                 *         "userIds": [
+                 *           "u3"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OrganizationUserGroupUsersDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Deleted users from group successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Deleted users from group successfully.",
+                     *         "data": {
+                     *           "u3": {
+                     *             "success": true,
+                     *             "organizationUserGroupId": "engineering",
+                     *             "message": "User deleted from organization user group."
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            /** @description Keyed by userId. */
+                            data: {
+                                [key: string]: components["schemas"]["UserGroupMemberItem"];
+                            };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     recordingsAdd: {
         parameters: {
             query?: never;
@@ -12045,7 +12810,7 @@ export interface operations {
                      *       "message": "Data deletion process has been initiated.",
                      *       "data": {
                      *         "jobId": "job-1",
-                     *         "tasksCount": 13
+                     *         "tasksCount": 15
                      *       },
                      *       "statusCode": 202,
                      *       "result": {
@@ -12053,7 +12818,7 @@ export interface operations {
                      *         "message": "Data deletion process has been initiated.",
                      *         "data": {
                      *           "jobId": "job-1",
-                     *           "tasksCount": 13
+                     *           "tasksCount": 15
                      *         }
                      *       }
                      *     }
@@ -12203,7 +12968,8 @@ export interface operations {
                      *               },
                      *               "updatedAt": 1767225600000
                      *             }
-                     *           ]
+                     *           ],
+                     *           "userGroups": []
                      *         },
                      *         "pageToken": "",
                      *         "nextPageToken": null
@@ -12989,6 +13755,195 @@ export interface operations {
                     "application/json": {
                         result: {
                             data: components["schemas"]["AdvancedWebhookConfig"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationServiceConfigGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationServiceConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification configuration retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification configuration retrieved successfully.",
+                     *         "data": {
+                     *           "useNotificationService": false,
+                     *           "notificationServiceConfig": {
+                     *             "triggers": {
+                     *               "comment": {},
+                     *               "huddle": {}
+                     *             },
+                     *             "delayConfig": {
+                     *               "isEnabled": false,
+                     *               "delaySeconds": 10
+                     *             },
+                     *             "batchConfig": {
+                     *               "document": {
+                     *                 "isEnabled": false,
+                     *                 "batchWindowSeconds": 10,
+                     *                 "maxActivities": 2
+                     *               },
+                     *               "user": {
+                     *                 "isEnabled": false,
+                     *                 "batchWindowSeconds": 10,
+                     *                 "maxActivities": 2
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationServiceConfigView"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    notificationServiceConfigUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "useNotificationService": true,
+                 *         "notificationServiceConfig": {
+                 *           "delayConfig": {
+                 *             "isEnabled": true,
+                 *             "delaySeconds": 60
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["NotificationServiceConfigUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Notification configuration updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Notification configuration updated successfully.",
+                     *         "data": {
+                     *           "useNotificationService": true,
+                     *           "notificationServiceConfig": {
+                     *             "triggers": {
+                     *               "comment": {
+                     *                 "newlyAdded": true,
+                     *                 "added": true,
+                     *                 "updated": true,
+                     *                 "deleted": true,
+                     *                 "statusChanged": true,
+                     *                 "assigned": true,
+                     *                 "priorityChanged": true,
+                     *                 "reactionAdded": true,
+                     *                 "reactionDeleted": true,
+                     *                 "suggestionAccepted": false,
+                     *                 "suggestionRejected": false
+                     *               },
+                     *               "huddle": {
+                     *                 "created": true,
+                     *                 "join": true
+                     *               }
+                     *             },
+                     *             "delayConfig": {
+                     *               "isEnabled": true,
+                     *               "delaySeconds": 60
+                     *             },
+                     *             "batchConfig": {
+                     *               "document": {
+                     *                 "isEnabled": false,
+                     *                 "batchWindowSeconds": 10,
+                     *                 "maxActivities": 2
+                     *               },
+                     *               "user": {
+                     *                 "isEnabled": false,
+                     *                 "batchWindowSeconds": 10,
+                     *                 "maxActivities": 2
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["NotificationServiceConfigView"];
                             message: string;
                             /** @constant */
                             status: "success";
