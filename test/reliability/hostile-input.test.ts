@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
+import { MESSAGES as NOTIFICATION_SERVICE } from "../../src/areas/notification-service/service.js";
 import { forEachDialect, type Response } from "../support/server.js";
 import { bodyValue, type Seeds, toText } from "./support/arbitraries.js";
 import { type DocumentedOperation, documentedOperations } from "./support/openapi.js";
@@ -27,7 +28,7 @@ const STATUSES = new Set([
 ]);
 
 /** Error messages of the original, kept verbatim (docs/compatibility.md "Policy"), which the original writes without a final period. */
-const ORIGINAL_MESSAGES = new Set(["User does not have access to document"]);
+const ORIGINAL_MESSAGES = new Set(["User does not have access to document", NOTIFICATION_SERVICE.nothing]);
 
 /**
  * `{error: {status, message, code?, details?}}` with a 4xx and a canonical client-error status
