@@ -13,26 +13,27 @@ const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"))
 const NPM_FLAGS = ["--no-audit", "--no-fund", "--prefer-offline"];
 const NPM_ENV = { ...process.env, npm_config_update_notifier: "false" };
 
-/** npm with no prompts and no network chatter; the registry is used only for the runtime dependencies. */
-function npm(args: string[], cwd: string) {
-  const result = spawnSync("npm", [...args, ...NPM_FLAGS], { cwd, encoding: "utf8", env: NPM_ENV });
-  if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed: ${result.stderr}`);
-  return result.stdout;
-}
-
-/** The same, without blocking this process: the prebuilt mirror below answers from it meanwhile. */
-async function npmAsync(args: string[], cwd: string, env: Record<string, string>): Promise<void> {
+/**
+ * npm with no prompts and no network chatter; the registry is used only for the runtime
+ * dependencies. Asynchronous: the prebuilt mirror below answers from this process meanwhile.
+ */
+async function npm(args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   const child = spawn("npm", [...args, ...NPM_FLAGS], {
     cwd,
     env: { ...NPM_ENV, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  let stdout = "";
   let stderr = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
   });
-  const [code] = (await once(child, "exit")) as [number | null];
+  const [code] = (await once(child, "close")) as [number | null];
   if (code !== 0) throw new Error(`npm ${args.join(" ")} failed: ${stderr}`);
+  return stdout;
 }
 
 /**
@@ -84,7 +85,9 @@ it("packs a tarball that installs globally and runs collabd serve", async () => 
   const dir = mkdtempSync(join(tmpdir(), "collabd-pack-"));
   try {
     // The build is what `npm ci` (prepare) made and the tests' setup re-bundled; packing must not rebuild.
-    const [packed] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT));
+    const [packed] = JSON.parse(
+      await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT),
+    );
     const files = (packed.files as { path: string }[]).map((file) => file.path);
     for (const needed of [
       "package.json",
@@ -104,7 +107,7 @@ it("packs a tarball that installs globally and runs collabd serve", async () => 
     const mirror = await prebuiltMirror(dir);
     const started = Date.now();
     try {
-      await npmAsync(["install", "-g", "--prefix", prefix, join(dir, packed.filename)], dir, {
+      await npm(["install", "-g", "--prefix", prefix, join(dir, packed.filename)], dir, {
         npm_config_better_sqlite3_binary_host: mirror.host,
       });
     } finally {
