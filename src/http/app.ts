@@ -21,6 +21,7 @@ import {
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
+import { AuthSignal } from "./auth-signal.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { byteLimits } from "./byte-limits.js";
 import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeouts } from "./connections.js";
@@ -161,10 +162,20 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const limits =
     options.limits ??
     localLimits(config.rateLimitPerMinute, config.transport.authFailuresPerMinute, services.clock);
-  const authCache = new AuthCache(() => {
-    const external = services.database.externalVersion();
-    return external === null ? null : `${external}:${localAuthWrites()}`;
-  });
+  const authSignal = services.database.dialect === "postgres" ? new AuthSignal() : null;
+  if (authSignal) {
+    // LISTEN needs a session of its own: never through a transaction pooler.
+    await authSignal.start(config.databaseDirectUrl ?? config.databaseUrl, app.log);
+    app.addHook("onClose", () => authSignal.close());
+  }
+  const authCache = new AuthCache(
+    () => {
+      const external = authSignal ? authSignal.version() : services.database.externalVersion();
+      return external === null ? null : `${external}:${localAuthWrites()}`;
+    },
+    () => services.clock.now(),
+    config.authCacheMaxAgeMs,
+  );
   await app.register(async (scope) => {
     // Operations answer secrets and tokens (webhook secrets, credentials): no answer of the API
     // may be kept by a cache on the way, so every one says so, errors included.

@@ -1,5 +1,5 @@
-import { listenForOutbox, type OutboxListener } from "./listener.js";
-import { outboxSignal } from "./outbox.js";
+import { type Listening, listen } from "../db/listen.js";
+import { OUTBOX_CHANNEL, outboxSignal } from "./outbox.js";
 
 export interface PollerOptions {
   /** Claims and starts what is due; resolves with how many started. */
@@ -11,6 +11,9 @@ export interface PollerOptions {
   readonly listenUrl: string | null;
   readonly log: { warn(fields: object, message: string): void; error(fields: object, message: string): void };
 }
+
+/** How the worker's LISTEN session shows in `pg_stat_activity`. */
+export const LISTENER_APPLICATION_NAME = "collabd-outbox-listener";
 
 /**
  * When the worker claims: at once after a claim that left slots free (more may be due),
@@ -24,7 +27,7 @@ export class Poller {
   private busy = false;
   private wokenWhileBusy = false;
   private timer: NodeJS.Timeout | null = null;
-  private listener: OutboxListener | null = null;
+  private listener: Listening | null = null;
 
   constructor(private readonly options: PollerOptions) {}
 
@@ -33,7 +36,15 @@ export class Poller {
     this.running = true;
     outboxSignal.on("emitted", this.wake);
     if (this.options.listenUrl !== null) {
-      listenForOutbox(this.options.listenUrl, this.wake, this.options.log).then(
+      const options = {
+        channel: OUTBOX_CHANNEL,
+        applicationName: LISTENER_APPLICATION_NAME,
+        purpose: "webhook worker",
+        onNotify: this.wake,
+        // Emits made while nobody listened (polling carried them meanwhile) are due now: claim once.
+        onListening: this.wake,
+      };
+      listen(this.options.listenUrl, options, this.options.log).then(
         (listener) => {
           if (this.running) this.listener = listener;
           else void listener.close();

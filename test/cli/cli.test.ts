@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
 import { type CliResult, runCli, startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
+import { eventually } from "../support/wait.js";
 
 /** The command's `--json` output, failing with its stderr when it did not succeed. */
 function json(result: CliResult): any {
@@ -64,15 +65,17 @@ for (const dialect of DIALECTS) {
             ["workspace", "update", "--api-key", workspace.apiKey, "--activity-service", "on"],
             env,
           );
-          expect((await call(issued.authToken)).status).toBe(200);
+          // On SQLite the next request sees a change; on PostgreSQL once its notification arrives.
+          const status = async (authToken: string) => (await call(authToken)).status;
+          await eventually(() => status(issued.authToken), 200);
 
           const revoked = await runCli(
             ["token", "revoke", "--api-key", workspace.apiKey, "--token", issued.authToken, "--json"],
             env,
           );
           expect(json(revoked)).toEqual({ apiKey: workspace.apiKey, revoked: true });
-          expect((await call(issued.authToken)).status).toBe(401);
-          expect((await call(workspace.authToken)).status).toBe(200);
+          await eventually(() => status(issued.authToken), 401);
+          expect(await status(workspace.authToken)).toBe(200);
           expect(server.stdout()).not.toContain(workspace.authToken);
         } finally {
           expect(await server.stop("SIGTERM")).toBe(0);

@@ -1,11 +1,14 @@
 import { createHash } from "node:crypto";
+import { request } from "node:http";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { createWorkspace, issueToken, updateSettings } from "../../src/areas/workspaces/service.js";
 import { migrate, openDatabase } from "../../src/db/database.js";
 import { systemClock } from "../../src/lib/clock.js";
-import { DIALECTS, scratchDatabase } from "../support/databases.js";
+import { DIALECTS, POSTGRES_DIALECTS, scratchDatabase } from "../support/databases.js";
 import { runCli, startServe } from "../support/process.js";
 import { forEachDialect, TEST_SECRET } from "../support/server.js";
+import { eventually } from "../support/wait.js";
 import { ownTables } from "./support/snapshot.js";
 import { report } from "./support/wait.js";
 import { post } from "./support/workload.js";
@@ -130,3 +133,91 @@ describe.runIf(DIALECTS.includes("sqlite"))("auth cache [sqlite]", () => {
     }
   });
 });
+
+/** The status of one activities get on a connection of its own: node:cluster hands each to the next worker. */
+function statusOnNewConnection(url: string, who: { apiKey: string; authToken: string }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/v2/activities/get`,
+      {
+        method: "POST",
+        agent: false,
+        headers: {
+          "content-type": "application/json",
+          "x-svc-api-key": who.apiKey,
+          "x-svc-auth-token": who.authToken,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify({ data: { organizationId: "o" } }));
+  });
+}
+
+for (const dialect of POSTGRES_DIALECTS)
+  describe(`auth cache [${dialect}]`, () => {
+    it("answers from memory with no auth read, and every worker forgets on the notification a credential change sends", async () => {
+      const scratch = await scratchDatabase(dialect);
+      const creds = {
+        apiKey: "auth-cache-test-api-key-0123456789abcdef",
+        authToken: "auth-cache-test-auth-token-0123456789abcdef",
+      };
+      // Two workers, and a maximum age of an hour: only the notification can make them forget.
+      const env = {
+        ...scratch.env,
+        COLLABD_SECRET: TEST_SECRET,
+        COLLABD_BOOTSTRAP_API_KEY: creds.apiKey,
+        COLLABD_BOOTSTRAP_AUTH_TOKEN: creds.authToken,
+        COLLABD_RATE_LIMIT_PER_MIN: "0",
+        COLLABD_WORKERS: "2",
+        COLLABD_AUTH_CACHE_MAX_AGE_MS: "3600000",
+      };
+      const server = await startServe(env);
+      const admin = new pg.Client({ connectionString: scratch.directUrl });
+      await admin.connect();
+      try {
+        const issued = await runCli(["token", "issue", "--api-key", creds.apiKey, "--json"], env);
+        expect(issued.code, issued.stderr).toBe(0);
+        const second = { apiKey: creds.apiKey, authToken: JSON.parse(issued.stdout).authToken as string };
+        // Four connections: each worker serves two.
+        const statuses = () => Promise.all([1, 2, 3, 4].map(() => statusOnNewConnection(server.url, second)));
+        await eventually(statuses, [200, 200, 200, 200]);
+
+        // The token's row deleted by hand with the signal silenced: every worker still accepts it,
+        // so none read its credentials again.
+        const hash = createHash("sha256").update(second.authToken).digest("hex");
+        await admin.query("alter table auth_tokens disable trigger auth_tokens_auth_changed");
+        await admin.query("delete from auth_tokens where token_hash = $1", [hash]);
+        await admin.query("alter table auth_tokens enable trigger auth_tokens_auth_changed");
+        expect(await statuses()).toEqual([200, 200, 200, 200]);
+
+        // Any committed change to auth_tokens notifies (migration 0028): every worker forgets and reads again.
+        await admin.query("update auth_tokens set created_at = created_at where false");
+        await eventually(statuses, [401, 401, 401, 401]);
+
+        // The CLI's revoke is such a change: a third token, remembered, then refused by every worker.
+        const third = await runCli(["token", "issue", "--api-key", creds.apiKey, "--json"], env);
+        const thirdCreds = { apiKey: creds.apiKey, authToken: JSON.parse(third.stdout).authToken as string };
+        const thirdStatuses = () =>
+          Promise.all([1, 2, 3, 4].map(() => statusOnNewConnection(server.url, thirdCreds)));
+        await eventually(thirdStatuses, [200, 200, 200, 200]);
+        const revoked = await runCli(
+          ["token", "revoke", "--api-key", creds.apiKey, "--token", thirdCreds.authToken],
+          env,
+        );
+        expect(revoked.code, revoked.stderr).toBe(0);
+        await eventually(thirdStatuses, [401, 401, 401, 401]);
+        expect(await Promise.all([1, 2].map(() => statusOnNewConnection(server.url, creds)))).toEqual([
+          200, 200,
+        ]);
+      } finally {
+        await admin.end();
+        expect(await server.stop("SIGTERM")).toBe(0);
+        await scratch.drop();
+      }
+    }, 120_000);
+  });

@@ -1,33 +1,39 @@
 import pg from "pg";
-import { targeted } from "../db/targets.js";
-import { OUTBOX_CHANNEL } from "./outbox.js";
+import { targeted } from "./targets.js";
 
-export interface OutboxListener {
+/** One LISTEN session, kept open until `close`. */
+export interface Listening {
   close(): Promise<void>;
+}
+
+export interface ListenOptions {
+  readonly channel: string;
+  /** How the session shows in `pg_stat_activity` (operators; the tests find it by this). */
+  readonly applicationName: string;
+  /** Who listens, for the log lines ("webhook worker"). */
+  readonly purpose: string;
+  readonly onNotify: () => void;
+  /** Listening again after a loss: what was notified meanwhile was missed. Not called for the first connection. */
+  readonly onListening?: () => void;
+  /** The session was lost; until `onListening`, nothing is notified. */
+  readonly onLost?: () => void;
 }
 
 /** Reconnection after a lost LISTEN connection: first after 100 ms, doubling, at most 5 s apart. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5_000;
 
-/** How the listener's session shows in `pg_stat_activity` (operators; the tests find it by this). */
-export const LISTENER_APPLICATION_NAME = "collabd-outbox-listener";
-
 type Log = { warn(fields: object, message: string): void };
 
 /**
- * LISTENs for outbox commits on PostgreSQL, so every process's worker wakes as soon as any
- * process emits, instead of at its next poll. A lost connection (PostgreSQL restarted, the
- * backend terminated, a network cut) is opened again with backoff until `close`; meanwhile
- * polling carries deliveries, and once listening again the worker is woken once, for
- * whatever was emitted while nobody listened. The first connection must succeed: a wrong
- * URL is reported at start (the poller then polls only).
+ * LISTENs on one PostgreSQL channel with a session of its own (never through a transaction
+ * pooler: the URL is COLLABD_DATABASE_DIRECT_URL where one is set). A lost connection
+ * (PostgreSQL restarted, the backend terminated, a network cut, a failover) is opened again
+ * with backoff until `close`, and `onLost`/`onListening` tell the listener so it can stop
+ * trusting what only notifications keep fresh. The first connection must succeed: a wrong
+ * URL is reported at start.
  */
-export async function listenForOutbox(
-  databaseUrl: string,
-  onNotify: () => void,
-  log: Log,
-): Promise<OutboxListener> {
+export async function listen(databaseUrl: string, options: ListenOptions, log: Log): Promise<Listening> {
   // A multi-host URL: LISTEN where the writes are, found again after a failover (db/targets.ts).
   const { connectionString, Client } = targeted(pg, databaseUrl);
   let closed = false;
@@ -36,11 +42,8 @@ export async function listenForOutbox(
   let delay = FIRST_RETRY_MS;
 
   const connect = async (): Promise<void> => {
-    const client = new Client({
-      connectionString,
-      application_name: LISTENER_APPLICATION_NAME,
-    });
-    client.on("notification", () => onNotify());
+    const client = new Client({ connectionString, application_name: options.applicationName });
+    client.on("notification", () => options.onNotify());
     // Until it listens, a failure rejects `connect` below; an 'error' without a listener would crash.
     client.on("error", () => {});
     let lost = false;
@@ -50,12 +53,13 @@ export async function listenForOutbox(
       if (current === client) current = null;
       void client.end().catch(() => {});
       if (closed) return;
-      log.warn({ err: error }, "webhook worker: LISTEN connection lost; polling until it is back");
+      options.onLost?.();
+      log.warn({ err: error }, `${options.purpose}: LISTEN connection lost; reconnecting`);
       reconnectLater();
     };
     try {
       await client.connect();
-      await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      await client.query(`LISTEN ${options.channel}`);
     } catch (error) {
       void client.end().catch(() => {});
       throw error;
@@ -74,13 +78,12 @@ export async function listenForOutbox(
     retry = setTimeout(() => {
       retry = null;
       connect().then(
-        // Emits made while nobody listened are due now: claim once.
         () => {
-          if (!closed) onNotify();
+          if (!closed) options.onListening?.();
         },
         (error: unknown) => {
           if (closed) return;
-          log.warn({ err: error }, "webhook worker: LISTEN reconnection failed; retrying");
+          log.warn({ err: error }, `${options.purpose}: LISTEN reconnection failed; retrying`);
           reconnectLater();
         },
       );
