@@ -87,6 +87,13 @@ export async function notifyOnCommit(trx: Db, channel: string): Promise<void> {
   if (isPostgresExecutor(trx)) await sql`select pg_notify(${channel}, '')`.execute(trx);
 }
 
+/** Advisory locks of one space (a small number naming what the keys are of), all in one mode. */
+export interface KeyLocks {
+  readonly space: number;
+  readonly keys: readonly string[];
+  readonly mode: "exclusive" | "shared";
+}
+
 /**
  * Transaction-scoped advisory locks on `keys` (PostgreSQL), taken in one order so two
  * callers with overlapping keys cannot deadlock on them: writers of the same keys then run
@@ -100,10 +107,32 @@ export async function lockKeys(
   keys: readonly string[],
   mode: "exclusive" | "shared" = "exclusive",
 ): Promise<void> {
-  if (!isPostgresExecutor(trx) || keys.length === 0) return;
-  const lock = mode === "shared" ? sql`pg_advisory_xact_lock_shared` : sql`pg_advisory_xact_lock`;
-  await sql`select ${lock}(${space}, k) from (
-      select distinct hashtext(key) as k from unnest(${[...keys]}::text[]) as key order by k) keys`.execute(
-    trx,
-  );
+  await lockKeySets(trx, [{ space, keys, mode }]);
+}
+
+/**
+ * lockKeys for several spaces in one statement: the sets in the order given (every caller
+ * must give shared spaces in the same order), each set's keys in hash order. One round trip
+ * where a write takes locks of several kinds (src/http/operations.ts).
+ */
+export async function lockKeySets(trx: Db, sets: readonly KeyLocks[]): Promise<void> {
+  if (!isPostgresExecutor(trx)) return;
+  const order: number[] = [];
+  const spaces: number[] = [];
+  const shared: boolean[] = [];
+  const keys: string[] = [];
+  sets.forEach((set, index) => {
+    for (const key of set.keys) {
+      order.push(index);
+      spaces.push(set.space);
+      shared.push(set.mode === "shared");
+      keys.push(key);
+    }
+  });
+  if (keys.length === 0) return;
+  await sql`select case when l.shared then pg_advisory_xact_lock_shared(l.space, l.k)
+      else pg_advisory_xact_lock(l.space, l.k) end
+    from (select distinct g, space, shared, hashtext(key) as k
+      from unnest(${order}::int[], ${spaces}::int[], ${shared}::bool[], ${keys}::text[]) as l(g, space, shared, key)
+      order by g, k) l`.execute(trx);
 }

@@ -1,5 +1,7 @@
+import { type Expression, expressionBuilder, type SqlBool } from "kysely";
 import type { Readable, WriteTx } from "../db/handles.js";
-import { lockKeys } from "../db/transactions.js";
+import type { Tables } from "../db/tables.js";
+import { type KeyLocks, lockKeys } from "../db/transactions.js";
 import { failedPrecondition } from "../errors.js";
 import { mentions } from "./scrub.js";
 
@@ -50,14 +52,29 @@ export async function unmarkErasing(trx: WriteTx, workspaceId: string, jobId: st
     .execute();
 }
 
+/** The lock a write transaction shares before it checks `refuseNamingErased` (see above). */
+export function erasingLocks(workspaceId: string): KeyLocks {
+  return { space: ERASING_LOCK, keys: [workspaceId], mode: "shared" };
+}
+
 /**
- * Refuses a write whose data names a user being erased (a User object of theirs, their id
- * as a value, a key or a mention: what the erasure's scrub finds). One indexed read of a
+ * Whether `refuseNamingErased` could refuse anything in the workspace, as one boolean
+ * expression for the caller's single probe (src/http/operations.ts): an indexed read of a
  * table that is empty but while an erasure runs.
  */
-export async function refuseNamingErased(trx: WriteTx, workspaceId: string, data: unknown): Promise<void> {
-  await lockKeys(trx, ERASING_LOCK, [workspaceId], "shared");
-  const rows = await erasingUsers(trx, workspaceId);
+export function mightNameErased(db: Readable, workspaceId: string): Expression<SqlBool> {
+  return expressionBuilder<Tables, never>().exists(
+    db.selectFrom("erasing_users").select("user_id").where("workspace_id", "=", workspaceId),
+  );
+}
+
+/**
+ * Refuses a write whose data names a user being erased (a User object of theirs, their id
+ * as a value, a key or a mention: what the erasure's scrub finds). Run in the write
+ * transaction after taking `erasingLocks`.
+ */
+export async function refuseNamingErased(db: Readable, workspaceId: string, data: unknown): Promise<void> {
+  const rows = await erasingUsers(db, workspaceId);
   for (const userId of rows) {
     if (mentions(data, userId))
       throw failedPrecondition(

@@ -1,6 +1,8 @@
+import { type Expression, expressionBuilder, type SqlBool } from "kysely";
 import { inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
-import { lockKeys } from "../../db/transactions.js";
+import type { Tables } from "../../db/tables.js";
+import type { KeyLocks } from "../../db/transactions.js";
 import { failedPrecondition } from "../../errors.js";
 
 /**
@@ -244,25 +246,51 @@ export async function refuseWhileSwept(db: Readable, workspaceId: string, data: 
 const NAMED_LOCK = 0x74_6d_62;
 
 /**
- * `refuseWhileSwept` inside a write transaction, so the check and the write are one: no
- * delete can bury the organization between them. On PostgreSQL the organizations the data
- * names are locked first — shared by writes, exclusively by the deletes that may bury them
- * (`mode`) — so a write either commits before the delete starts (and the delete takes its
- * rows) or checks after the delete committed (and sees the tombstone). SQLite's one writer
- * orders them already.
+ * The locks a write transaction takes before it checks `refuseWhileSwept`, so the check and
+ * the write are one: no delete can bury the organization between them. On PostgreSQL the
+ * organizations the data names are locked — shared by writes, exclusively by the deletes
+ * that may bury them (`mode`) — so a write either commits before the delete starts (and the
+ * delete takes its rows) or checks after the delete committed (and sees the tombstone).
+ * SQLite's one writer orders them already.
  */
-export async function refuseWhileSweptIn(
-  trx: WriteTx,
-  workspaceId: string,
-  data: unknown,
-  mode: "shared" | "exclusive",
-): Promise<void> {
+export function sweepLocks(workspaceId: string, data: unknown, mode: "shared" | "exclusive"): KeyLocks {
   const { organizations } = namedIds(data);
-  await lockKeys(
-    trx,
-    NAMED_LOCK,
-    organizations.map((organizationId) => `${workspaceId}\n${organizationId}`),
+  return {
+    space: NAMED_LOCK,
+    keys: organizations.map((organizationId) => `${workspaceId}\n${organizationId}`),
     mode,
+  };
+}
+
+/**
+ * Whether `refuseWhileSwept` could refuse `data`, as one boolean expression for the caller's
+ * single probe (src/http/operations.ts): true when a tombstone of a named organization or
+ * document exists, or a folder sweep runs in a named organization while the data names
+ * documents or folders. False (the common case) means there is nothing to refuse; true, that
+ * refuseWhileSwept must look closely. Null when the data names no organization.
+ */
+export function mightBeSwept(db: Readable, workspaceId: string, data: unknown): Expression<SqlBool> | null {
+  const { organizations, documents, folders } = namedIds(data);
+  if (organizations.length === 0) return null;
+  const eb = expressionBuilder<Tables, never>();
+  const named = [...new Set(organizations)];
+  const tombstone = eb.exists(
+    db
+      .selectFrom("tombstones")
+      .select("job_id")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "in", named)
+      .where("document_id", "in", [WHOLE, ...documents]),
   );
-  await refuseWhileSwept(trx, workspaceId, data);
+  if (documents.length === 0 && folders.length === 0) return tombstone;
+  return eb.or([
+    tombstone,
+    eb.exists(
+      db
+        .selectFrom("folder_tombstones")
+        .select("job_id")
+        .where("workspace_id", "=", workspaceId)
+        .where("organization_id", "in", named),
+    ),
+  ]);
 }
