@@ -4,11 +4,11 @@ import type { Database } from "./db/database.js";
 import { RUNS_ALONE } from "./db/group-commit.js";
 import type { ReadDb, WriteTx } from "./db/handles.js";
 import type { Clock } from "./lib/clock.js";
+import type { HostResolver } from "./lib/host-resolver.js";
 import type { IdGenerator } from "./lib/ids.js";
 import type { JobSignal } from "./lib/job-signal.js";
 import type { Keys } from "./lib/keys.js";
 import type { PageTokens } from "./lib/page-token.js";
-import type { HostResolver } from "./webhooks/resolver.js";
 
 /** Who may open a folder or document: the access rule's three settings (docs/contract.md "Folders"). */
 export const ACCESS_TYPES = ["organizationPrivate", "restricted", "public"] as const;

@@ -7,13 +7,13 @@ import { type Config, ConfigError } from "./config.js";
 import type { Services } from "./context.js";
 import { type Database, migrate, type OpenOptions, openDatabase } from "./db/database.js";
 import { type Clock, systemClock } from "./lib/clock.js";
+import type { HostResolver } from "./lib/host-resolver.js";
 import { type IdGenerator, randomId } from "./lib/ids.js";
 import { JobSignal } from "./lib/job-signal.js";
 import { deriveKeys, type Keys } from "./lib/keys.js";
 import { PageTokens } from "./lib/page-token.js";
 import { parsePostgresHosts } from "./lib/pg-hosts.js";
 import { dnsResolver } from "./webhooks/dns.js";
-import type { HostResolver } from "./webhooks/resolver.js";
 
 export interface ServiceOverrides {
   readonly clock?: Clock;

@@ -1,5 +1,6 @@
 import { promises as dns } from "node:dns";
-import { FairResolver, type Lookup, type LookupAnswer, type ResolvedAddress } from "./resolver.js";
+import type { ResolvedAddress } from "../lib/host-resolver.js";
+import { FairResolver, type Lookup, type LookupAnswer } from "./resolver.js";
 
 export interface DnsOptions {
   /** The longest a lookup may take, retries included. */

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from "node:net";
-import type { HostResolver, ResolvedAddress } from "./resolver.js";
+import type { HostResolver, ResolvedAddress } from "../lib/host-resolver.js";
 
 /**
  * Egress safety (docs/webhooks.md "Egress safety"): webhook URLs must not reach the service's own network.

@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
+import type { HostResolver, ResolvedAddress } from "../lib/host-resolver.js";
 import {
   EgressRefused,
   hostOf,
@@ -10,7 +11,6 @@ import {
   refusedAddresses,
   refusedName,
 } from "./egress.js";
-import type { HostResolver, ResolvedAddress } from "./resolver.js";
 
 /** One webhook HTTP request, as the worker hands it to a sender. */
 export interface OutgoingRequest {

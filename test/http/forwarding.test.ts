@@ -284,6 +284,25 @@ forEachDialect(
       expect((await viaWorker("/v2/activities/add", invalid, s.creds)).status).toBe(400);
       expect(forwarded.slice(before)).toEqual(["/v2/activities/add"]);
     });
+
+    it("sends a workspace's webhookconfig/get to the writer only while it seeds: another workspace's is answered in the worker", async () => {
+      const s = server();
+      // The other workspace's row exists already (seeded through the writer's own app).
+      const other = await s.newWorkspace();
+      expect((await s.call("/v2/workspace/webhookconfig/get", {}, { creds: other })).status).toBe(200);
+      const seeding = await s.newWorkspace();
+      const before = forwarded.length;
+      expect((await viaWorker("/v2/workspace/webhookconfig/get", {}, seeding)).status).toBe(200);
+      expect(forwarded.slice(before), "the first get seeds its row in the writer").toEqual([
+        "/v2/workspace/webhookconfig/get",
+      ]);
+      for (let i = 0; i < 3; i++) {
+        expect((await viaWorker("/v2/workspace/webhookconfig/get", {}, other)).status).toBe(200);
+      }
+      expect(forwarded.length, "the other workspace's gets are reads, answered in the worker").toBe(
+        before + 1,
+      );
+    });
   },
   { env: { COLLABD_QUOTA_FOLDERS: "3" } },
 );

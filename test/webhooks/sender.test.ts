@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostResolver } from "../../src/webhooks/resolver.js";
+import type { HostResolver } from "../../src/lib/host-resolver.js";
 import { httpSender } from "../../src/webhooks/sender.js";
 
 /** These tests use IP literals only: a name reaching the resolver is a bug. */

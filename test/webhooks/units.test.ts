@@ -3,6 +3,7 @@ import { isIP } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { parseGrace } from "../../src/cli/webhook-commands.js";
+import type { HostResolver, ResolvedAddress } from "../../src/lib/host-resolver.js";
 import { deliveryBody } from "../../src/webhooks/body.js";
 import {
   destinationProblem,
@@ -14,7 +15,6 @@ import {
 } from "../../src/webhooks/egress.js";
 import { parsePublicKey } from "../../src/webhooks/encryption.js";
 import { render, withWebhookId } from "../../src/webhooks/payloads.js";
-import type { HostResolver, ResolvedAddress } from "../../src/webhooks/resolver.js";
 import { decide, jittered, retryAfterMs } from "../../src/webhooks/schedule.js";
 import { binding, seal, unseal } from "../../src/webhooks/sealed.js";
 import { newSigningSecret, signatureHeader } from "../../src/webhooks/signing.js";

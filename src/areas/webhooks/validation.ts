@@ -1,8 +1,8 @@
 import type { ErrorDetail } from "../../errors.js";
 import { invalidArgument } from "../../errors.js";
+import type { HostResolver } from "../../lib/host-resolver.js";
 import { destinationProblem } from "../../webhooks/egress.js";
 import { parsePublicKey } from "../../webhooks/encryption.js";
-import type { HostResolver } from "../../webhooks/resolver.js";
 import { PAYLOAD_FORMATS, type PayloadFormat } from "../../webhooks/settings.js";
 
 /** What an update asks to change; absent keys keep the stored value, null clears it. */
