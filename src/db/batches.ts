@@ -34,3 +34,17 @@ export const IN_LIST_MAX = 500;
 export function* inListChunks<T>(ids: readonly T[]): Generator<T[]> {
   for (let start = 0; start < ids.length; start += IN_LIST_MAX) yield ids.slice(start, start + IN_LIST_MAX);
 }
+
+/**
+ * The ids among `ids` that `find` returns rows for (`key` of each row), asking one
+ * IN_LIST_MAX piece at a time: "which of these users are members, hold a grant, …".
+ */
+export async function foundAmong<R>(
+  ids: readonly string[],
+  find: (chunk: string[]) => Promise<readonly R[]>,
+  key: (row: R) => string,
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const chunk of inListChunks(ids)) for (const row of await find(chunk)) found.add(key(row));
+  return found;
+}

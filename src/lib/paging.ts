@@ -54,6 +54,23 @@ export function openTimeSortKey(
   return pageToken ? toTimeSortKey(ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now)) : null;
 }
 
+/**
+ * Where a list keyed by one string (an id, a path, a resumable state) resumes: null without
+ * a token, else the token's key, once the token is shown to be sealed for this workspace and
+ * query (INVALID_ARGUMENT otherwise). `now` defaults to the clock's.
+ */
+export function openStringKey(
+  ctx: Paging,
+  query: unknown,
+  pageToken: string | undefined,
+  now: number = ctx.clock.now(),
+): string | null {
+  if (!pageToken) return null;
+  const [key] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, now);
+  if (typeof key !== "string") throw invalidArgument("Invalid page token.");
+  return key;
+}
+
 /** One filled page: serialized records in order, and the key of the last one when more may follow. */
 export interface FilledPage<K> {
   readonly records: string[];

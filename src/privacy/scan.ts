@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
-import type { Readable } from "../db/handles.js";
+import type { Readable, WriteTx } from "../db/handles.js";
+import { type RecordKind, recordsChanged } from "../records/effects.js";
 import type { Position } from "./kind.js";
 
 /** Rows of a table's key range a batch looks at, matched or not: bounds each transaction's work. */
@@ -118,4 +119,56 @@ export async function exportScanned(
     if (step.next === null) return { items, next: null };
     position = step.next;
   }
+}
+
+/** The row's key in `t`: its workspace, organization and key. */
+function scannedKey(t: RecordTable, workspaceId: string, row: ScannedRow): RawBuilder<unknown> {
+  return sql`workspace_id = ${workspaceId} and organization_id = ${row.organization_id}
+    and ${sql.ref(t.key)} = ${row.key}`;
+}
+
+/** Stores `text` (JSON) in place of a scanned row's. */
+export async function rewriteScanned(
+  tx: WriteTx,
+  t: RecordTable,
+  workspaceId: string,
+  row: ScannedRow,
+  text: string,
+): Promise<void> {
+  await sql`update ${sql.table(t.table)} set ${sql.ref(t.column ?? "record")} = ${text}
+    where ${scannedKey(t, workspaceId, row)}`.execute(tx);
+}
+
+/** Deletes a scanned row. */
+export async function deleteScanned(
+  tx: WriteTx,
+  t: RecordTable,
+  workspaceId: string,
+  row: ScannedRow,
+): Promise<void> {
+  await sql`delete from ${sql.table(t.table)} where ${scannedKey(t, workspaceId, row)}`.execute(tx);
+}
+
+/**
+ * Tells records/effects.ts which records a batch rewrote or deleted, one call per
+ * organization (their stored usage is counted by triggers: no usage change here).
+ */
+export async function scannedChanged(
+  tx: WriteTx,
+  scope: { readonly workspaceId: string; readonly now: number },
+  kind: RecordKind,
+  rows: readonly ScannedRow[],
+): Promise<void> {
+  const byOrganization = new Map<string, string[]>();
+  for (const row of rows)
+    byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.key]);
+  for (const [organizationId, recordIds] of byOrganization)
+    await recordsChanged(tx, {
+      workspaceId: scope.workspaceId,
+      organizationId,
+      kind,
+      recordIds,
+      usage: null,
+      now: scope.now,
+    });
 }

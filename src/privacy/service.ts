@@ -1,7 +1,8 @@
 import type { Ctx } from "../context.js";
 import type { WriteTx } from "../db/handles.js";
-import { invalidArgument, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
 import { readJob } from "../jobs/store.js";
+import { openStringKey } from "../lib/paging.js";
 import { checkQuotas } from "../quotas/check.js";
 import { createErasureJob, ERASURE } from "./jobs.js";
 import type { Position } from "./kind.js";
@@ -31,7 +32,8 @@ export interface UserDataPage {
  */
 export async function exportUserData(ctx: Ctx, input: GetUserDataInput): Promise<UserDataPage> {
   const query = { organizationId: input.organizationId, userId: input.userId };
-  const state: ExportState = input.pageToken ? openState(ctx, query, input.pageToken) : {};
+  const text = openStringKey(ctx, query, input.pageToken);
+  const state: ExportState = text === null ? {} : (JSON.parse(text) as ExportState);
   const scope = { workspaceId: ctx.workspace.id, ...query };
   const data: Record<string, unknown[]> = Object.fromEntries(FIXED_KEYS.map((key) => [key, []]));
   const next: ExportState = {};
@@ -52,12 +54,6 @@ export async function exportUserData(ctx: Ctx, input: GetUserDataInput): Promise
     data,
     next: more ? ctx.pageTokens.seal(ctx.workspace.id, query, [JSON.stringify(next)], ctx.clock.now()) : null,
   };
-}
-
-function openState(ctx: Ctx, query: object, token: string): ExportState {
-  const [text] = ctx.pageTokens.open(ctx.workspace.id, query, token, ctx.clock.now());
-  if (typeof text !== "string") throw invalidArgument("Invalid page token.");
-  return JSON.parse(text) as ExportState;
 }
 
 /**

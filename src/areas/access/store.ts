@@ -1,4 +1,4 @@
-import { fixedBatches, inListChunks } from "../../db/batches.js";
+import { fixedBatches, foundAmong } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow } from "../../db/tables.js";
 import { levelChunks } from "../hierarchy/levels.js";
@@ -99,23 +99,22 @@ export async function usersGrantedAny(
   resources: readonly ResourceRef[],
   now: number,
 ): Promise<Set<string>> {
-  const granted = new Set<string>();
-  if (resources.length === 0) return granted;
-  // Chunks keep each statement inside both dialects' parameter limits (an update may name many users).
-  for (const users of inListChunks(userIds)) {
+  if (resources.length === 0) return new Set();
+  return foundAmong(
+    userIds,
     // At most one live grant per user and resource: the limit never cuts.
-    const rows = await liveGrantsOfUsers(
-      db,
-      workspaceId,
-      organizationId,
-      users,
-      now,
-      resources,
-      users.length * resources.length,
-    );
-    for (const row of rows) granted.add(row.user_id);
-  }
-  return granted;
+    (users) =>
+      liveGrantsOfUsers(
+        db,
+        workspaceId,
+        organizationId,
+        users,
+        now,
+        resources,
+        users.length * resources.length,
+      ),
+    (row) => row.user_id,
+  );
 }
 
 /** Removes one user's grants on folders with these ids in every organization of the workspace. */

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { WriteTx } from "../../db/handles.js";
 import type { AdvancedWebhookConfigRow, WebhookEndpointRow } from "../../db/tables.js";
 import { ApiError, failedPrecondition, invalidArgument, notFound } from "../../errors.js";
+import { openStringKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { parsePublicKey } from "../../webhooks/encryption.js";
 import { type EndpointSettings, endpointSettings, secretBinding } from "../../webhooks/endpoints.js";
@@ -220,12 +221,7 @@ const LIST = { list: "advancedWebhookEndpoints" };
 export async function getEndpoints(ctx: Ctx, input: GetEndpointsInput): Promise<EndpointPageType> {
   requireEnabled(await store.findConfig(ctx.reader, ctx.workspace.id), NOT_CONFIGURED);
   const now = ctx.clock.now();
-  let after: string | null = null;
-  if (input.iterator !== undefined) {
-    const [id] = ctx.pageTokens.open(ctx.workspace.id, LIST, input.iterator, now);
-    if (typeof id !== "string") throw invalidArgument("Invalid page token.");
-    after = id;
-  }
+  const after = openStringKey(ctx, LIST, input.iterator, now);
   const limit = input.limit ?? DEFAULT_ENDPOINT_PAGE;
   const rows = await store.listEndpoints(ctx.reader, ctx.workspace.id, after, limit + 1);
   const done = rows.length <= limit;

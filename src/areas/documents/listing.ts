@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import { invalidArgument, notFound } from "../../errors.js";
 import { pageBounds } from "../../lib/bounds.js";
-import { fillPage, nextPageToken } from "../../lib/paging.js";
+import { fillPage, nextPageToken, openStringKey } from "../../lib/paging.js";
 import { findFolder } from "../hierarchy/folders.js";
 import { requireOrganization } from "../hierarchy/organizations.js";
 import { ROOT } from "../hierarchy/paths.js";
@@ -35,9 +35,7 @@ export async function getDocuments(ctx: Ctx, input: GetDocumentsInput): Promise<
   const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, pageSize: bounds.limit };
-  const after = pageToken
-    ? toCursor(ctx.pageTokens.open(workspaceId, query, pageToken, ctx.clock.now()))
-    : null;
+  const after = openStringKey(ctx, query, pageToken);
   const filter = { workspaceId, organizationId, ...(folderId !== undefined ? { folderId } : {}) };
   const page = await fillPage({
     ...bounds,
@@ -98,10 +96,4 @@ async function documentsByIds(
     );
   }
   return { records, pageToken: "" };
-}
-
-function toCursor(cursor: readonly (string | number)[]): string {
-  const [id] = cursor;
-  if (typeof id !== "string") throw invalidArgument("Invalid page token.");
-  return id;
 }

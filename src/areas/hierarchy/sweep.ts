@@ -4,7 +4,7 @@ import type { WriteTx } from "../../db/handles.js";
 import { createJob } from "../../jobs/store.js";
 import type { JobType } from "../../jobs/types.js";
 import { DOCUMENT_STEPS, ORGANIZATION_STEPS, type SweepTarget, stepNamed } from "./cascade.js";
-import { bury, buryFolders, unbury } from "./tombstones.js";
+import { bury, buryFolders, documentsInSweptFolders, unbury } from "./tombstones.js";
 
 /** The durable-job type of organization and document deletes (src/jobs). */
 export const DELETE = "delete";
@@ -146,17 +146,8 @@ async function documentsOfSweptFolders(
   jobId: string,
   limit: number,
 ): Promise<string[]> {
-  const rows = await trx
-    .selectFrom("documents as d")
-    .innerJoin("folder_tombstones as f", (join) =>
-      join
-        .onRef("f.workspace_id", "=", "d.workspace_id")
-        .onRef("f.organization_id", "=", "d.organization_id")
-        .onRef("f.folder_id", "=", "d.folder_id"),
-    )
+  const rows = await documentsInSweptFolders(trx, t.workspaceId, t.organizationId)
     .select("d.id")
-    .where("d.workspace_id", "=", t.workspaceId)
-    .where("d.organization_id", "=", t.organizationId)
     .where("f.job_id", "=", jobId)
     .limit(limit)
     .execute();

@@ -95,6 +95,20 @@ export async function folderSweepingJob(
   return row?.job_id ?? null;
 }
 
+/** The documents of an organization placed in folders a sweep holds (`d`), with the folder's tombstone (`f`). */
+export function documentsInSweptFolders(db: Readable, workspaceId: string, organizationId: string) {
+  return db
+    .selectFrom("documents as d")
+    .innerJoin("folder_tombstones as f", (join) =>
+      join
+        .onRef("f.workspace_id", "=", "d.workspace_id")
+        .onRef("f.organization_id", "=", "d.organization_id")
+        .onRef("f.folder_id", "=", "d.folder_id"),
+    )
+    .where("d.workspace_id", "=", workspaceId)
+    .where("d.organization_id", "=", organizationId);
+}
+
 /**
  * Whether a folder sweep holds one of the folders, or one of the documents through the
  * folder it sits in. The first read finds whether the organization has a folder sweep at
@@ -127,17 +141,8 @@ async function heldByFolderSweep(
     if (folder) return true;
   }
   for (const chunk of inListChunks(documentIds)) {
-    const document = await db
-      .selectFrom("documents as d")
-      .innerJoin("folder_tombstones as f", (join) =>
-        join
-          .onRef("f.workspace_id", "=", "d.workspace_id")
-          .onRef("f.organization_id", "=", "d.organization_id")
-          .onRef("f.folder_id", "=", "d.folder_id"),
-      )
+    const document = await documentsInSweptFolders(db, workspaceId, organizationId)
       .select("f.job_id")
-      .where("d.workspace_id", "=", workspaceId)
-      .where("d.organization_id", "=", organizationId)
       .where("d.id", "in", chunk)
       .limit(1)
       .executeTakeFirst();

@@ -2,7 +2,7 @@ import type { Ctx } from "../../context.js";
 import { invalidArgument } from "../../errors.js";
 import { readJob } from "../../jobs/store.js";
 import { pageBounds } from "../../lib/bounds.js";
-import { fillPage, nextPageToken } from "../../lib/paging.js";
+import { fillPage, nextPageToken, openStringKey } from "../../lib/paging.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { metadataOf, parseMetadata, storedMetadata } from "../hierarchy/metadata.js";
 import { lockOrganization } from "../hierarchy/organizations.js";
@@ -190,12 +190,7 @@ export async function getOrganizations(ctx: Ctx, input: GetOrganizationsInput): 
   const bounds = pageBounds(ctx.config, input.pageSize);
   const { pageToken, ...rest } = input;
   const query = { ...rest, pageSize: bounds.limit };
-  let after: string | null = null;
-  if (pageToken) {
-    const [last] = ctx.pageTokens.open(ctx.workspace.id, query, pageToken, ctx.clock.now());
-    if (typeof last !== "string") throw invalidArgument("Invalid page token.");
-    after = last;
-  }
+  const after = openStringKey(ctx, query, pageToken);
   const page = await fillPage({
     ...bounds,
     after,

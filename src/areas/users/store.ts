@@ -1,4 +1,4 @@
-import { fixedBatches, inListChunks } from "../../db/batches.js";
+import { fixedBatches, foundAmong, inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { AccessGrantRow, UserMembershipRow, UserProfileRow } from "../../db/tables.js";
 import { invalidArgument } from "../../errors.js";
@@ -63,20 +63,20 @@ export async function membersAmong(
   at: LevelRef,
   userIds: readonly string[],
 ): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const chunk of inListChunks(userIds)) {
-    const rows = await db
-      .selectFrom("user_memberships")
-      .select("user_id")
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("level", "=", at.level)
-      .where("level_id", "=", at.id)
-      .where("user_id", "in", chunk)
-      .execute();
-    for (const row of rows) found.add(row.user_id);
-  }
-  return found;
+  return foundAmong(
+    userIds,
+    (chunk) =>
+      db
+        .selectFrom("user_memberships")
+        .select("user_id")
+        .where("workspace_id", "=", workspaceId)
+        .where("organization_id", "=", organizationId)
+        .where("level", "=", at.level)
+        .where("level_id", "=", at.id)
+        .where("user_id", "in", chunk)
+        .execute(),
+    (row) => row.user_id,
+  );
 }
 
 /**
@@ -336,20 +336,13 @@ export async function usersWithMembershipOn(
   userIds: readonly string[],
   levels: readonly LevelRef[],
 ): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const users of inListChunks(userIds)) {
+  return foundAmong(
+    userIds,
     // One membership per user and level: the limit never cuts.
-    const rows = await membershipsOfUsers(
-      db,
-      workspaceId,
-      organizationId,
-      users,
-      levels,
-      users.length * levels.length,
-    );
-    for (const row of rows) found.add(row.user_id);
-  }
-  return found;
+    (users) =>
+      membershipsOfUsers(db, workspaceId, organizationId, users, levels, users.length * levels.length),
+    (row) => row.user_id,
+  );
 }
 
 /**

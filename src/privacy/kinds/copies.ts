@@ -1,7 +1,6 @@
-import { sql } from "kysely";
-import { type RecordKind, recordsChanged } from "../../records/effects.js";
+import type { RecordKind } from "../../records/effects.js";
 import type { PersonalDataKind } from "../kind.js";
-import { type RecordTable, scanRecords } from "../scan.js";
+import { type RecordTable, rewriteScanned, type ScannedRow, scannedChanged, scanRecords } from "../scan.js";
 import { scrub } from "../scrub.js";
 import { scrubTyped } from "../typed.js";
 
@@ -18,27 +17,21 @@ function scrubbedCopies(
   kind: RecordKind | null,
   findsTyped = false,
 ): PersonalDataKind {
-  const column = t.column ?? "record";
   return {
     name,
     async erase(tx, scope, after, batch) {
       const typed = findsTyped ? scope.typed : [];
       const step = await scanRecords(tx, t, scope, after, batch, typed);
-      const touched = new Map<string, string[]>();
+      const touched: ScannedRow[] = [];
       for (const row of step.rows) {
         const record = JSON.parse(row.record) as unknown;
         const cleaned = scrubTyped(scrub(record, scope.userId, scope.pseudonym), typed);
         if (cleaned === record) continue;
-        const key = sql.ref(t.key);
-        await sql`update ${sql.table(t.table)} set ${sql.ref(column)} = ${JSON.stringify(cleaned)}
-          where workspace_id = ${scope.workspaceId} and organization_id = ${row.organization_id}
-            and ${key} = ${row.key}`.execute(tx);
-        touched.set(row.organization_id, [...(touched.get(row.organization_id) ?? []), row.key]);
+        await rewriteScanned(tx, t, scope.workspaceId, row, JSON.stringify(cleaned));
+        touched.push(row);
       }
-      if (kind)
-        for (const [organizationId, recordIds] of touched)
-          await recordsChanged(tx, { ...scope, organizationId, kind, recordIds, usage: null });
-      return { erased: [...touched.values()].reduce((n, ids) => n + ids.length, 0), next: step.next };
+      if (kind) await scannedChanged(tx, scope, kind, touched);
+      return { erased: touched.length, next: step.next };
     },
   };
 }

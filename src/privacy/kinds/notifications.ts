@@ -2,10 +2,17 @@ import type { WriteTx } from "../../db/handles.js";
 import { recordsChanged } from "../../records/effects.js";
 import { deleteUserRows } from "../delete-rows.js";
 import type { ErasureScope, PersonalDataKind } from "../kind.js";
-import { exportScanned, scanRecords } from "../scan.js";
+import {
+  deleteScanned,
+  exportScanned,
+  type RecordTable,
+  rewriteScanned,
+  type ScannedRow,
+  scanRecords,
+} from "../scan.js";
 import { mentions, scrub } from "../scrub.js";
 
-const TABLE = { table: "notifications", key: "id" } as const;
+const TABLE: RecordTable = { table: "notifications", key: "id" };
 
 const actorOf = (record: unknown): unknown =>
   (record as { actionUser?: { userId?: unknown } }).actionUser?.userId;
@@ -31,11 +38,7 @@ export const notifications: PersonalDataKind = {
   },
 };
 
-async function eraseRecords(
-  tx: WriteTx,
-  scope: ErasureScope,
-  rows: readonly { organization_id: string; key: string; record: string }[],
-): Promise<number> {
+async function eraseRecords(tx: WriteTx, scope: ErasureScope, rows: readonly ScannedRow[]): Promise<number> {
   let erased = 0;
   // What this batch removes or rewrites, per organization (records/effects.ts accounts it).
   const changes = new Map<string, { ids: string[]; records: number; bytes: number }>();
@@ -44,20 +47,14 @@ async function eraseRecords(
     changes.set(row.organization_id, delta);
     delta.ids.push(row.key);
     const record = JSON.parse(row.record) as unknown;
-    const ofRow = { workspace_id: scope.workspaceId, organization_id: row.organization_id };
     if (actorOf(record) === scope.userId) {
       await tx
         .deleteFrom("notification_recipients")
-        .where("workspace_id", "=", ofRow.workspace_id)
-        .where("organization_id", "=", ofRow.organization_id)
+        .where("workspace_id", "=", scope.workspaceId)
+        .where("organization_id", "=", row.organization_id)
         .where("notification_id", "=", row.key)
         .execute();
-      await tx
-        .deleteFrom("notifications")
-        .where("workspace_id", "=", ofRow.workspace_id)
-        .where("organization_id", "=", ofRow.organization_id)
-        .where("id", "=", row.key)
-        .execute();
+      await deleteScanned(tx, TABLE, scope.workspaceId, row);
       delta.records -= 1;
       delta.bytes -= Buffer.byteLength(row.record);
       erased++;
@@ -67,13 +64,7 @@ async function eraseRecords(
     if (cleaned === record) continue;
     const text = JSON.stringify(cleaned);
     delta.bytes += Buffer.byteLength(text) - Buffer.byteLength(row.record);
-    await tx
-      .updateTable("notifications")
-      .set({ record: text })
-      .where("workspace_id", "=", ofRow.workspace_id)
-      .where("organization_id", "=", ofRow.organization_id)
-      .where("id", "=", row.key)
-      .execute();
+    await rewriteScanned(tx, TABLE, scope.workspaceId, row, text);
     erased++;
   }
   for (const [organizationId, delta] of changes)

@@ -1,9 +1,16 @@
-import { recordsChanged } from "../../records/effects.js";
 import type { PersonalDataKind } from "../kind.js";
-import { exportScanned, scanRecords } from "../scan.js";
+import {
+  deleteScanned,
+  exportScanned,
+  type RecordTable,
+  rewriteScanned,
+  type ScannedRow,
+  scannedChanged,
+  scanRecords,
+} from "../scan.js";
 import { mentions, scrub } from "../scrub.js";
 
-const TABLE = { table: "recordings", key: "annotation_id" } as const;
+const TABLE: RecordTable = { table: "recordings", key: "annotation_id" };
 
 const speakerOf = (record: unknown): unknown => (record as { from?: { userId?: unknown } }).from?.userId;
 
@@ -18,39 +25,18 @@ export const recordings: PersonalDataKind = {
     exportScanned(read, TABLE, scope, after, limit, (r) => mentions(r, scope.userId)),
   async erase(tx, scope, after, batch) {
     const step = await scanRecords(tx, TABLE, scope, after, batch);
-    const touched = new Map<string, string[]>();
+    const touched: ScannedRow[] = [];
     for (const row of step.rows) {
       const record = JSON.parse(row.record) as unknown;
-      if (speakerOf(record) === scope.userId) {
-        await tx
-          .deleteFrom("recordings")
-          .where("workspace_id", "=", scope.workspaceId)
-          .where("organization_id", "=", row.organization_id)
-          .where("annotation_id", "=", row.key)
-          .execute();
-      } else {
+      if (speakerOf(record) === scope.userId) await deleteScanned(tx, TABLE, scope.workspaceId, row);
+      else {
         const cleaned = scrub(record, scope.userId, scope.pseudonym);
         if (cleaned === record) continue;
-        await tx
-          .updateTable("recordings")
-          .set({ record: JSON.stringify(cleaned) })
-          .where("workspace_id", "=", scope.workspaceId)
-          .where("organization_id", "=", row.organization_id)
-          .where("annotation_id", "=", row.key)
-          .execute();
+        await rewriteScanned(tx, TABLE, scope.workspaceId, row, JSON.stringify(cleaned));
       }
-      touched.set(row.organization_id, [...(touched.get(row.organization_id) ?? []), row.key]);
+      touched.push(row);
     }
-    for (const [organizationId, recordIds] of touched) {
-      await recordsChanged(tx, {
-        workspaceId: scope.workspaceId,
-        organizationId,
-        kind: "recording",
-        recordIds,
-        usage: null,
-        now: scope.now,
-      });
-    }
+    await scannedChanged(tx, scope, "recording", touched);
     return { erased: step.rows.length, next: step.next };
   },
 };
