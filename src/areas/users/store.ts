@@ -260,16 +260,7 @@ export async function deleteAccessOfUsersInOrganization(
   organizationId: string,
   userIds: readonly string[],
 ): Promise<void> {
-  for (const chunk of inListChunks(userIds)) {
-    for (const table of ["user_memberships", "access_grants"] as const) {
-      await db
-        .deleteFrom(table)
-        .where("workspace_id", "=", workspaceId)
-        .where("organization_id", "=", organizationId)
-        .where("user_id", "in", chunk)
-        .execute();
-    }
-  }
+  await deleteRowsOfUsers(db, ["user_memberships", "access_grants"], workspaceId, organizationId, userIds);
 }
 
 /** Erasure and organization-level users delete: removes the profiles of users U… in organization O. */
@@ -279,13 +270,26 @@ export async function deleteProfilesOfUsersInOrganization(
   organizationId: string,
   userIds: readonly string[],
 ): Promise<void> {
+  await deleteRowsOfUsers(db, ["user_profiles"], workspaceId, organizationId, userIds);
+}
+
+/** Deletes the rows of users U… in organization O from each table, a piece of the ids at a time. */
+async function deleteRowsOfUsers(
+  db: WriteTx,
+  tables: readonly ("user_memberships" | "access_grants" | "user_profiles")[],
+  workspaceId: string,
+  organizationId: string,
+  userIds: readonly string[],
+): Promise<void> {
   for (const chunk of inListChunks(userIds)) {
-    await db
-      .deleteFrom("user_profiles")
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("user_id", "in", chunk)
-      .execute();
+    for (const table of tables) {
+      await db
+        .deleteFrom(table)
+        .where("workspace_id", "=", workspaceId)
+        .where("organization_id", "=", organizationId)
+        .where("user_id", "in", chunk)
+        .execute();
+    }
   }
 }
 
