@@ -42,6 +42,10 @@ export async function withSeedContext(
       // share a usage row (src/quotas) wait for each other's commit: on a loaded host that
       // passed the 10 s default and the seeding failed. The server measured keeps the default.
       COLLABD_DATABASE_STATEMENT_TIMEOUT_MS: "0",
+      // Seeding batches of 1000 records per verb and many verbs per transaction pass a request's
+      // write budget by design; the server measured keeps the default budget.
+      COLLABD_WRITE_BUDGET_ROWS: "100000000",
+      COLLABD_WRITE_BUDGET_BYTES: String(1024 ** 4),
     }),
     { clock },
   );
