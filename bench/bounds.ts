@@ -147,6 +147,7 @@ async function longestCommit(maxRows: number): Promise<{ longestMs: number; batc
         user_id: `user-${n % 50}`,
         timestamp: n,
         record: JSON.stringify(sampleActivity(n)),
+        immutable: 0,
       };
     };
     await Promise.all(

@@ -5,6 +5,26 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | {
     [key: string]: JsonValue;
 };
 export interface paths {
+    "/v1/auth/token/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a user token (v1, credentials in the body)
+         * @description The v1 form of generate_token: `apiKey` and `authToken` go in `data` (no headers; refusals count against the same failed-authentication limit), and the token carries no permissions.
+         */
+        post: operations["authTokenGetV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/commentannotations/add": {
         parameters: {
             query?: never;
@@ -939,6 +959,46 @@ export interface paths {
          * @description Merges the given fields into records of the organization; per-item results keyed by id.
          */
         post: operations["activitiesUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/auth/generate_signature": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign permission decisions
+         * @description Hex HMAC-SHA256, under the workspace's key (CLI `collabd token jwt-key`), of the canonical JSON (keys sorted, no spaces) of `permissions` as sent: a permission provider's answers a client can check.
+         */
+        post: operations["authGenerateSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/auth/generate_token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a user token
+         * @description A JWT (HS256, under the workspace's key: CLI `collabd token jwt-key`) valid for 48 h, carrying `userId`, `userProperties` and `permissions` for a frontend. No collabd operation consumes it, and it writes no grant.
+         */
+        post: operations["authGenerateToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2045,6 +2105,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/activityconfig/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the activity log configuration
+         * @description `isEnabled` is the workspace's activity service (also set by the CLI's `--activity-service`); `immutable`, `enabledTime` and `triggers` as stored. The body may be left out.
+         */
+        post: operations["activityConfigGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/activityconfig/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update the activity log configuration
+         * @description Merges `activityServiceConfig` into the stored configuration (fields left out keep their value). `isEnabled: true` with nothing stored yet first seeds the defaults: every comment trigger on (suggestion decisions included), `immutable: true`, `enabledTime` now; the request's values go on top. With `immutable`, activities update and delete answer `code: immutable` for the records logged meanwhile; each enabled comment trigger writes an activity record by itself. Answers the whole state, as get.
+         */
+        post: operations["activityConfigUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspace/advancedwebhook/endpoints/create": {
         parameters: {
             query?: never;
@@ -2179,6 +2279,46 @@ export interface paths {
          * @description Partial update of the advanced webhook switch and payload format; at least one field. The first update must set `isEnabled: true` (FAILED_PRECONDITION otherwise). Answers the whole configuration.
          */
         post: operations["advancedWebhookConfigUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/apikeyconfig/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the API key configuration
+         * @description The workspace's settings: `defaultDocumentAccessType` (also the CLI's), private comments (on unless turned off), `requireJwtToken` and `requireAutoOrgUser` (stored only), `ownerEmail` (the CLI's `--owner-email`). No `aiModelsConfig`: collabd runs no AI models. The body may be left out.
+         */
+        post: operations["apiKeyConfigGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/apikeyconfig/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update the API key configuration
+         * @description Sets the fields sent (at least one; nothing is removed) and answers them with their values after the write. `enablePrivateComments: false` refuses thread visibility other than public; a new `defaultDocumentAccessType` reaches the top-level folders that inherit it through a background job. `aiModelApiKey` is refused: collabd runs no AI models.
+         */
+        post: operations["apiKeyConfigUpdate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2421,12 +2561,44 @@ export interface components {
             entityTargetData?: components["schemas"]["JsonValue"];
             featureType: components["schemas"]["FeatureType"];
             id: string;
+            immutable?: boolean;
             isActivityResolverUsed?: boolean;
             metadata: components["schemas"]["RecordMetadata"];
             targetEntityId?: string;
             targetSubEntityId?: string;
             /** @description Epoch ms of the add. */
             timestamp: number;
+        };
+        ActivityConfigGetRequest: Record<string, never>;
+        ActivityConfigUpdateRequest: {
+            activityServiceConfig: components["schemas"]["ActivityServiceConfigPatch"];
+        };
+        /** @description One activity's outcome. */
+        ActivityItemResult: {
+            /**
+             * @description The record is immutable: left as it is.
+             * @constant
+             */
+            code?: "immutable";
+            message: string;
+            success: boolean;
+        };
+        /** @description Trigger key → on/off; only the comment group. */
+        ActivityLogTriggers: {
+            /** @description Comment events that write an activity record by themselves (no triggerActivities). */
+            comment?: {
+                added?: boolean;
+                assigned?: boolean;
+                deleted?: boolean;
+                newlyAdded?: boolean;
+                priorityChanged?: boolean;
+                reactionAdded?: boolean;
+                reactionDeleted?: boolean;
+                statusChanged?: boolean;
+                suggestionAccepted?: boolean;
+                suggestionRejected?: boolean;
+                updated?: boolean;
+            };
         };
         /** @description Fields to merge into one activity. */
         ActivityPatch: {
@@ -2448,6 +2620,40 @@ export interface components {
             entityTargetData?: components["schemas"]["JsonValue"];
             /** @description The activity to update. */
             id: string;
+        };
+        /** @description Merged deeply into the stored configuration; at least one field. */
+        ActivityServiceConfigPatch: {
+            /** @description Epoch ms logging was turned on; stored and returned as given. */
+            enabledTime?: number;
+            /** @description Records logged from now on cannot be updated or deleted. */
+            immutable?: boolean;
+            /** @description The workspace's activity service (the CLI's --activity-service). */
+            isEnabled?: boolean;
+            triggers?: components["schemas"]["ActivityLogTriggers"];
+        };
+        /** @description The whole state: isEnabled always, the rest as stored (seeded on the first enable). */
+        ActivityServiceConfigView: {
+            activityServiceConfig: {
+                enabledTime?: number;
+                immutable?: boolean;
+                isEnabled: boolean;
+                triggers?: {
+                    /** @description Comment triggers set. */
+                    comment?: {
+                        added?: boolean;
+                        assigned?: boolean;
+                        deleted?: boolean;
+                        newlyAdded?: boolean;
+                        priorityChanged?: boolean;
+                        reactionAdded?: boolean;
+                        reactionDeleted?: boolean;
+                        statusChanged?: boolean;
+                        suggestionAccepted?: boolean;
+                        suggestionRejected?: boolean;
+                        updated?: boolean;
+                    };
+                };
+            };
         };
         /** @description One thread's outcome. */
         AddedCommentAnnotation: {
@@ -2582,6 +2788,54 @@ export interface components {
         } & {
             [key: string]: components["schemas"]["JsonValue"];
         };
+        /** @description The workspace's API key settings. */
+        ApiKeyConfig: {
+            /**
+             * @description What top-level folders and folderless documents inherit.
+             * @enum {string}
+             */
+            defaultDocumentAccessType: "organizationPrivate" | "restricted" | "public";
+            isPrivateCommentsEnabled: boolean;
+            /** @description The workspace's contact (CLI `workspace update --owner-email`); null when unset. */
+            ownerEmail: string | null;
+            planInfo: {
+                /** @description Always `self-hosted`. */
+                type: string;
+            };
+            requireAutoOrgUser: boolean;
+            requireJwtToken: boolean;
+        };
+        ApiKeyConfigGetRequest: Record<string, never>;
+        /** @description Only the fields sent, with their values after the write. */
+        ApiKeyConfigUpdated: {
+            /**
+             * @description What top-level folders and folderless documents inherit.
+             * @enum {string}
+             */
+            defaultDocumentAccessType?: "organizationPrivate" | "restricted" | "public";
+            enablePrivateComments?: boolean;
+            requireAutoOrgUser?: boolean;
+            requireJwtToken?: boolean;
+        };
+        ApiKeyConfigUpdateRequest: {
+            /** @description Refused with INVALID_ARGUMENT: collabd runs no AI models. */
+            aiModelApiKey?: {
+                customerApiKey: string;
+                /** @enum {string} */
+                provider: "openai" | "anthropic" | "gemini";
+            }[];
+            /**
+             * @description What top-level folders and folderless documents inherit.
+             * @enum {string}
+             */
+            defaultDocumentAccessType?: "organizationPrivate" | "restricted" | "public";
+            /** @description Thread visibility other than public is allowed (read back as isPrivateCommentsEnabled). */
+            enablePrivateComments?: boolean;
+            /** @description Stored and returned only (collabd has no client SDK). */
+            requireAutoOrgUser?: boolean;
+            /** @description Stored and returned only (collabd has no client SDK). */
+            requireJwtToken?: boolean;
+        };
         /** @description A file of the recording. */
         Attachment: {
             /** @description The attachment's numeric id. */
@@ -2596,6 +2850,27 @@ export interface components {
             type?: string;
             /** @description Where the file is served. */
             url: string;
+        };
+        AuthGenerateSignatureRequest: {
+            permissions: components["schemas"]["SignedPermission"][];
+        };
+        AuthGenerateTokenRequest: {
+            /** @description Grants carried in the token (none are written); accessRole defaults to editor. */
+            permissions: {
+                resources: components["schemas"]["GrantedResource"][];
+            };
+            /** @description The user the token is for (`sub`). */
+            userId: string;
+            userProperties: components["schemas"]["TokenUserProperties"];
+        };
+        AuthTokenGetV1Request: {
+            /** @description The workspace's API key (required). */
+            apiKey?: string;
+            /** @description One of its auth tokens (required). */
+            authToken?: string;
+            /** @description The user the token is for (`sub`). */
+            userId: string;
+            userProperties?: components["schemas"]["V1TokenUserProperties"];
         };
         /** @description One field's change. */
         Change: {
@@ -3391,6 +3666,8 @@ export interface components {
             featureType: "comment" | "reaction" | "recorder" | "crdt";
             /** @description Record id; an existing record with this id is replaced. */
             id?: string;
+            /** @description true: update and delete leave the record as it is, whatever the workspace's configuration. */
+            immutable?: boolean;
             isActivityResolverUsed?: boolean;
             /** @description Required when featureType is custom. */
             targetEntityId?: string;
@@ -3419,6 +3696,8 @@ export interface components {
             featureType: "custom";
             /** @description Record id; an existing record with this id is replaced. */
             id?: string;
+            /** @description true: update and delete leave the record as it is, whatever the workspace's configuration. */
+            immutable?: boolean;
             isActivityResolverUsed?: boolean;
             /** @description The entity the custom activity is about. */
             targetEntityId: string;
@@ -4018,6 +4297,11 @@ export interface components {
             /** @description The users whose access is listed. */
             userIds: string[];
         };
+        /** @description The signature. */
+        PermissionSignature: {
+            /** @description Hex HMAC-SHA256 of the canonical JSON of permissions. */
+            signature: string;
+        };
         PermissionsRemoveRequest: {
             permissions: {
                 resources: components["schemas"]["GrantRef"][];
@@ -4108,6 +4392,24 @@ export interface components {
             /** @description The new `whsec_…` secret; it signs from now on. */
             signingSecret: string;
         };
+        /** @description One decision of a permission provider. */
+        SignedPermission: {
+            /**
+             * @description Documents only.
+             * @enum {string}
+             */
+            accessRole?: "viewer" | "editor";
+            /** @description Epoch ms; access is checked again after it. */
+            expiresAt?: number;
+            hasAccess: boolean;
+            resourceId: string;
+            /**
+             * @description organization, folder or document.
+             * @enum {string}
+             */
+            type: "organization" | "folder" | "document";
+            userId: string;
+        };
         /** @description A mentioned user. */
         TaggedUserContact: {
             contact: components["schemas"]["User"];
@@ -4115,6 +4417,17 @@ export interface components {
             text?: string;
             /** @description The tagged user's id; default `contact.userId`. */
             userId?: string;
+        };
+        /** @description The user, carried in the token; other keys as sent. `organizationId` is refused: it belongs in permissions.resources. */
+        TokenUserProperties: {
+            /** @description The user's e-mail address. */
+            email: string;
+            /** @description Default false. */
+            isAdmin?: boolean;
+            /** @description The user's name. */
+            name: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description The recording's transcription; sent with the recorder webhook. */
         Transcription: {
@@ -4325,6 +4638,22 @@ export interface components {
             organizationId: string;
             /** @description Users; `accessRole` (default `editor`) is the role at the level. */
             users: components["schemas"]["User"][];
+        };
+        /** @description The token. */
+        UserToken: {
+            /** @description A JWT, HS256, valid for 48 h. */
+            token: string;
+        };
+        /** @description The user, carried in the token; other keys as sent. */
+        V1TokenUserProperties: {
+            /** @description The user's e-mail address. */
+            email?: string;
+            /** @description Default false. */
+            isAdmin?: boolean;
+            /** @description The user's organization. */
+            organizationId: string;
+        } & {
+            [key: string]: components["schemas"]["JsonValue"];
         };
         /** @description The workspace's webhook configuration. */
         WebhookConfig: {
@@ -4712,6 +5041,75 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    authTokenGetV1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "apiKey": "ak_example",
+                 *         "authToken": "at_example",
+                 *         "userId": "user-1",
+                 *         "userProperties": {
+                 *           "organizationId": "org-1",
+                 *           "email": "ada@example.com"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AuthTokenGetV1Request"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Token generated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Token generated successfully.",
+                     *         "data": {
+                     *           "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJl"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserToken"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     commentAnnotationsAddV1: {
         parameters: {
             query?: never;
@@ -8473,9 +8871,9 @@ export interface operations {
                      */
                     "application/json": {
                         result: {
-                            /** @description Keyed by activity id: every deleted record, and every activityIds entry not deleted. */
+                            /** @description Keyed by activity id: every deleted record, every immutable record matched, and every activityIds entry not deleted. */
                             data: {
-                                [key: string]: components["schemas"]["ItemResult"];
+                                [key: string]: components["schemas"]["ActivityItemResult"];
                             };
                             /** @description How many records were deleted. */
                             deletedCount?: number;
@@ -8645,8 +9043,157 @@ export interface operations {
                         result: {
                             /** @description Keyed by activity id. */
                             data: {
-                                [key: string]: components["schemas"]["ItemResult"];
+                                [key: string]: components["schemas"]["ActivityItemResult"];
                             };
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    authGenerateSignature: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "permissions": [
+                 *           {
+                 *             "userId": "user-1",
+                 *             "resourceId": "doc-1",
+                 *             "type": "document",
+                 *             "hasAccess": true,
+                 *             "accessRole": "editor"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AuthGenerateSignatureRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Signature generated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Signature generated successfully.",
+                     *         "data": {
+                     *           "signature": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["PermissionSignature"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    authGenerateToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "userId": "user-1",
+                 *         "userProperties": {
+                 *           "name": "Ada",
+                 *           "email": "ada@example.com",
+                 *           "isAdmin": false
+                 *         },
+                 *         "permissions": {
+                 *           "resources": [
+                 *             {
+                 *               "type": "document",
+                 *               "id": "doc-1",
+                 *               "organizationId": "org-1",
+                 *               "accessRole": "viewer"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["AuthGenerateTokenRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Token generated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Token generated successfully.",
+                     *         "data": {
+                     *           "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJl"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["UserToken"];
                             message: string;
                             /** @constant */
                             status: "success";
@@ -13241,6 +13788,159 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    activityConfigGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["ActivityConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Activity logs configuration retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Activity logs configuration retrieved successfully.",
+                     *         "data": {
+                     *           "activityServiceConfig": {
+                     *             "isEnabled": true
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["ActivityServiceConfigView"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    activityConfigUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "activityServiceConfig": {
+                 *           "isEnabled": true,
+                 *           "enabledTime": 1767225600000,
+                 *           "triggers": {
+                 *             "comment": {
+                 *               "reactionAdded": false
+                 *             }
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["ActivityConfigUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Activity logs configuration updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Activity logs configuration updated successfully.",
+                     *         "data": {
+                     *           "activityServiceConfig": {
+                     *             "isEnabled": true,
+                     *             "immutable": true,
+                     *             "enabledTime": 1767225600000,
+                     *             "triggers": {
+                     *               "comment": {
+                     *                 "newlyAdded": true,
+                     *                 "added": true,
+                     *                 "updated": true,
+                     *                 "deleted": true,
+                     *                 "statusChanged": true,
+                     *                 "assigned": true,
+                     *                 "priorityChanged": true,
+                     *                 "reactionAdded": false,
+                     *                 "reactionDeleted": true,
+                     *                 "suggestionAccepted": true,
+                     *                 "suggestionRejected": true
+                     *               }
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["ActivityServiceConfigView"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     advancedWebhookEndpointsCreate: {
         parameters: {
             query?: never;
@@ -13755,6 +14455,139 @@ export interface operations {
                     "application/json": {
                         result: {
                             data: components["schemas"]["AdvancedWebhookConfig"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    apiKeyConfigGet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["ApiKeyConfigGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `API key metadata retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "API key metadata retrieved successfully.",
+                     *         "data": {
+                     *           "ownerEmail": null,
+                     *           "planInfo": {
+                     *             "type": "self-hosted"
+                     *           },
+                     *           "defaultDocumentAccessType": "public",
+                     *           "isPrivateCommentsEnabled": true,
+                     *           "requireJwtToken": false,
+                     *           "requireAutoOrgUser": false
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["ApiKeyConfig"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    apiKeyConfigUpdate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried write safe: a request with a key that writes commits its writes, the key and its answer in one transaction (kept 24 h, counted against the quotas); a retry with the same key and body gets that answer (header `idempotent-replayed: true`) and writes nothing again. The same key with another operation or body: 400 INVALID_ARGUMENT. While the first is still running: 503 with `Retry-After`. A request that writes nothing (a read, a refusal) stores nothing. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "enablePrivateComments": false,
+                 *         "requireJwtToken": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["ApiKeyConfigUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `API key configuration updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "API key configuration updated successfully.",
+                     *         "data": {
+                     *           "enablePrivateComments": false,
+                     *           "requireJwtToken": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["ApiKeyConfigUpdated"];
                             message: string;
                             /** @constant */
                             status: "success";

@@ -19,10 +19,12 @@ const HELP: Readonly<Record<string, string>> = {
   workspace: `  workspace create [--name N] [--json]    create a workspace and its first auth token
   workspace list [--json]                 list the workspaces (no tokens)
   workspace update --api-key K [--activity-service on|off] [--advanced-queries on|off]
-                   [--default-access-type public|organizationPrivate|restricted] [--json]
+                   [--default-access-type public|organizationPrivate|restricted]
+                   [--owner-email E] [--json]
   workspace show --api-key K [--json]`,
   token: `  token issue --api-key K [--json]        issue another auth token
-  token revoke --api-key K --token T [--json]`,
+  token revoke --api-key K --token T [--json]
+  token jwt-key --api-key K [--json]      print the key that signs the workspace's user tokens (base64)`,
   webhook: `  webhook rotate-secret --api-key K [--grace 24h] [--json]
                                           new signing secret; the old one also signs during the grace`,
   user: `  user export --api-key K --organization O --user U
@@ -68,7 +70,7 @@ const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | nul
   restore: null,
   copy: null,
   workspace: { create: [], list: [], update: ["api-key"], show: ["api-key"] },
-  token: { issue: ["api-key"], revoke: ["api-key", "token"] },
+  token: { issue: ["api-key"], revoke: ["api-key", "token"], "jwt-key": ["api-key"] },
   webhook: { "rotate-secret": ["api-key"] },
   user: { export: ["api-key", "organization", "user"], erase: ["api-key", "user"] },
 };
@@ -93,6 +95,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       "activity-service": { type: "string" },
       "advanced-queries": { type: "string" },
       "default-access-type": { type: "string" },
+      "owner-email": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },

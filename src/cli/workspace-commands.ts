@@ -1,8 +1,10 @@
 import { inheritDefaultAccess } from "../areas/folders/tree.js";
 import { ACCESS_TYPES, type AccessType } from "../areas/hierarchy/paths.js";
+import { ownerEmail, setOwnerEmail } from "../areas/workspace-config/service.js";
 import * as workspaces from "../areas/workspaces/service.js";
 import type { WorkspaceSettings } from "../areas/workspaces/store.js";
-import type { Services, Workspace } from "../context.js";
+import { contextFor, type Services, type Workspace } from "../context.js";
+import { userTokenKey } from "../lib/keys.js";
 
 export class UsageError extends Error {}
 
@@ -40,15 +42,17 @@ export async function runWorkspaceCommand(
       if (activity !== undefined) settings.activityService = activity;
       if (advanced !== undefined) settings.advancedQueries = advanced;
       if (access !== undefined) settings.defaultAccessType = access;
-      if (Object.keys(settings).length === 0) {
+      const email = emailFlag(flags, "owner-email");
+      if (Object.keys(settings).length === 0 && email === undefined) {
         throw new UsageError(
-          "workspace update needs --activity-service on|off, --advanced-queries on|off or " +
-            `--default-access-type ${ACCESS_TYPES.join("|")}.`,
+          "workspace update needs --activity-service on|off, --advanced-queries on|off, " +
+            `--default-access-type ${ACCESS_TYPES.join("|")} or --owner-email E.`,
         );
       }
       const updated = await workspaces.updateSettings(db, key(), settings);
       if (access !== undefined) await inheritDefaultAccess(db, updated.id, access, services.clock.now());
-      return { json: describe(updated), text: settingsText(updated) };
+      if (email !== undefined) await setOwnerEmail(contextFor(services, updated, "cli"), email);
+      return shown(services, updated);
     }
     case "workspace list": {
       const all = await workspaces.listWorkspaces(db);
@@ -58,9 +62,12 @@ export async function runWorkspaceCommand(
         text: all.length === 0 ? "No workspace." : ["x-svc-api-key  created  name", ...lines].join("\n"),
       };
     }
-    case "workspace show": {
+    case "workspace show":
+      return shown(services, await workspaces.requireWorkspace(db, key()));
+    case "token jwt-key": {
       const workspace = await workspaces.requireWorkspace(db, key());
-      return { json: describe(workspace), text: settingsText(workspace) };
+      const jwtKey = userTokenKey(services.keys, workspace.id).toString("base64");
+      return { json: { apiKey: workspace.id, jwtKey }, text: `jwt key (base64, HS256): ${jwtKey}` };
     }
     case "token issue": {
       const token = await workspaces.issueToken(db, services.clock, key());
@@ -73,6 +80,15 @@ export async function runWorkspaceCommand(
     default:
       throw new UsageError(`Unknown command: ${group} ${verb ?? ""}`.trim());
   }
+}
+
+/** A workspace's settings with its contact (kept with its API key configuration). */
+async function shown(services: Services, workspace: Workspace): Promise<Printed> {
+  const email = await ownerEmail(services.database.reader, workspace.id);
+  return {
+    json: { ...describe(workspace), ownerEmail: email },
+    text: `${settingsText(workspace)}\nowner e-mail:     ${email ?? "-"}`,
+  };
 }
 
 function describe(workspace: Workspace): Record<string, unknown> {
@@ -101,6 +117,14 @@ function required(flags: Flags, name: string): string {
   const value = flags[name];
   if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required.`);
   return value;
+}
+
+/** An e-mail address: one @, no spaces, at most 320 characters. */
+function emailFlag(flags: Flags, name: string): string | undefined {
+  const value = flags[name];
+  if (value === undefined) return undefined;
+  if (typeof value === "string" && value.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(value)) return value;
+  throw new UsageError(`--${name} takes an e-mail address.`);
 }
 
 function onOff(flags: Flags, name: string): boolean | undefined {

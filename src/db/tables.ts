@@ -34,6 +34,8 @@ export interface ActivityRow {
   timestamp: number;
   /** The public record (docs/contract.md "Activities": the record plus the add-only fields that were set), serialized once. */
   record: string;
+  /** 1: update, delete and add-by-id leave the record as it is (migration 0023). */
+  immutable: number;
 }
 
 export interface NotificationRow {
@@ -429,6 +431,14 @@ export interface NotificationServiceConfigRow {
   updated_at: number;
 }
 
+/** A workspace's activity log and API key settings (migration 0023): JSON, null until first set. */
+export interface WorkspaceConfigRow {
+  workspace_id: string;
+  activity_config: string | null;
+  apikey_config: string | null;
+  updated_at: number;
+}
+
 /** The open batch a recipient's next notification joins: per document, or `''` for the user batch. */
 export interface NotificationBatchRow {
   workspace_id: string;
@@ -474,4 +484,5 @@ export interface Tables {
   user_group_members: UserGroupMemberRow;
   notification_service_configs: NotificationServiceConfigRow;
   notification_batches: NotificationBatchRow;
+  workspace_configs: WorkspaceConfigRow;
 }

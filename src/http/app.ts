@@ -182,23 +182,27 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     scope.addHook("onSend", async (_request, reply) => {
       reply.header("cache-control", "no-store");
     });
-    scope.addHook("onRequest", async (request) => {
+    const signIn = async (request: FastifyRequest, apiKey: unknown, authToken: unknown, inBody = false) => {
       const address = addressGroup(request.ip);
-      limits.admit(address);
-      const apiKey = request.headers["x-svc-api-key"];
       let workspace: Workspace;
       try {
-        workspace = await authenticate(
-          services.database.reader,
-          apiKey,
-          request.headers["x-svc-auth-token"],
-          authCache,
-        );
+        workspace = await authenticate(services.database.reader, apiKey, authToken, authCache, inBody);
       } catch (error) {
         throw isAuthFailure(error) ? await limits.failed(address, apiKey, error) : error;
       }
       await limits.take(workspace.id);
       request.ctx = contextFor(services, workspace, request.id);
+    };
+    scope.addHook("onRequest", async (request) => {
+      limits.admit(addressGroup(request.ip));
+      // Credentials in the body are checked once it is read and validated (preHandler below).
+      if (credentialsInBody(request)) return;
+      await signIn(request, request.headers["x-svc-api-key"], request.headers["x-svc-auth-token"]);
+    });
+    scope.addHook("preHandler", async (request) => {
+      if (!credentialsInBody(request)) return;
+      const data = (request.body as { data: { apiKey?: unknown; authToken?: unknown } }).data;
+      await signIn(request, data.apiKey, data.authToken, true);
     });
     const bodySchema = bodySchemas(config);
     const run = forwarding(services, options.forward);
@@ -297,7 +301,7 @@ function registerOperation(
     {
       // Validates the request; the responses are documented in /openapi.json (openapi-document.ts).
       schema: { body: bodySchema(op) },
-      config: { bodyOptional: op.bodyOptional === true },
+      config: { bodyOptional: op.bodyOptional === true, credentialsInBody: op.credentials === "body" },
       ...(op.bodyOptional
         ? {
             // No body (no content type), or `{}`: the empty envelope (an empty JSON body: body.ts).
@@ -335,6 +339,11 @@ function registerOperation(
 function keyInProgressMs(ctx: Ctx): number {
   const timeout = ctx.config.transport.requestTimeoutMs;
   return (timeout > 0 ? timeout : 60_000) + 30_000;
+}
+
+/** The route's operation takes its credentials from `data` (Operation.credentials). */
+function credentialsInBody(request: FastifyRequest): boolean {
+  return (request.routeOptions.config as { credentialsInBody?: boolean }).credentialsInBody === true;
 }
 
 /** A refusal of the credentials themselves (not, say, the database being down). */

@@ -111,6 +111,8 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Webhooks: "Where events are delivered, and the delivery log.",
   "Advanced webhooks":
     "Any number of signed delivery endpoints, each with its own event filter and rate limit.",
+  Tokens:
+    "User JWTs and permission signatures under the workspace's key, for backends written for the original.",
 };
 
 const INFO_DESCRIPTION =
@@ -149,6 +151,8 @@ export function openApiDocument(served: readonly Operation[]): Json {
         description: op.description ?? op.summary,
         tags: [op.tag],
         ...(op.aliasOf ? { "x-alias-of": op.aliasOf.path } : {}),
+        // Credentials in `data` (v1 auth/token/get): no header scheme applies.
+        ...(op.credentials === "body" ? { security: [] } : {}),
         parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
         requestBody: {
           required: op.bodyOptional !== true,

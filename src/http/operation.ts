@@ -44,6 +44,12 @@ export interface Operation<D extends TSchema = TSchema> {
    * (webhookconfig get, docs/contract.md "Webhook configuration").
    */
   readonly bodyOptional?: boolean;
+  /**
+   * `body`: the credentials are `data.apiKey` and `data.authToken`, not the headers (v1
+   * auth/token/get, docs/compatibility.md "User tokens"); checked once the body is read, with
+   * the same failed-authentication limit.
+   */
+  readonly credentials?: "body";
   /** Set on a v1 path's alias of this operation (src/http/aliases.ts): the operation it serves. */
   readonly aliasOf?: Operation;
   /** Lists that also answer `result.nextPageToken` (docs/compatibility.md "Policy"), the original's name. */

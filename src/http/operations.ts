@@ -12,8 +12,10 @@ import { notificationOperations } from "../areas/notifications/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
 import { recordingOperations } from "../areas/recordings/routes.js";
 import { userGroupOperations } from "../areas/user-groups/routes.js";
+import { userTokenOperations } from "../areas/user-tokens/routes.js";
 import { userOperations } from "../areas/users/routes.js";
 import { webhookOperations } from "../areas/webhooks/routes.js";
+import { workspaceConfigOperations } from "../areas/workspace-config/routes.js";
 import type { Ctx } from "../context.js";
 import type { Readable } from "../db/handles.js";
 import { lockKeySets } from "../db/transactions.js";
@@ -122,4 +124,6 @@ export const allOperations: readonly Operation[] = [
   ...advancedWebhookOperations,
   ...commentOperations,
   ...userDataOperations,
+  ...workspaceConfigOperations,
+  ...userTokenOperations,
 ].map(guarded);

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, hash as digest } from "node:crypto";
 import { invalidArgument } from "../errors.js";
+import { canonicalJson } from "./canonical-json.js";
 import { randomInto } from "./ids.js";
 
 /**
@@ -75,15 +76,4 @@ function queryHash(query: unknown): string {
   const hash = digest("sha256", canonicalJson(query), "base64url").slice(0, 22);
   if (typeof query === "object" && query !== null) hashes.set(query, hash);
   return hash;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }

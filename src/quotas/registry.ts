@@ -101,6 +101,7 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   webhook_configs: { exempt: "one row per workspace" },
   advanced_webhook_configs: { exempt: "one row per workspace" },
   notification_service_configs: { exempt: "one row per workspace" },
+  workspace_configs: { exempt: "one row per workspace" },
   workspaces: { exempt: "created by the operator (CLI), not by tenants" },
   auth_tokens: { exempt: "created by the operator (CLI), not by tenants" },
   workspace_usage: { exempt: "the usage itself: at most 16 rows per workspace" },

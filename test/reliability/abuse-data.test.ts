@@ -190,6 +190,7 @@ forEachDialect(
           user_id: "u",
           timestamp: 1000 + i,
           record,
+          immutable: 0,
         };
       });
       await s.services.database.write((trx) => upsertActivities(trx, rows));

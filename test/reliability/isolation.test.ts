@@ -62,6 +62,9 @@ forEachDialect(
         const res = await asA(path, data);
         if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(res.body)}`);
       }
+      // A's activity log immutable and its API key settings changed: none of it reaches B.
+      await asA("/v2/workspace/activityconfig/update", { activityServiceConfig: { isEnabled: true } });
+      await asA("/v2/workspace/apikeyconfig/update", { enablePrivateComments: false, requireJwtToken: true });
       // Advanced webhook endpoints of A's: two, so A's list has an iterator to steal.
       await asA("/v2/workspace/advancedwebhookconfig/update", { isEnabled: true });
       for (const uid of ["seed-endpoint", "seed-endpoint-2"]) {
@@ -190,6 +193,7 @@ forEachDialect(
         ...advancedWebhookCases(endpointOfA, endpointIteratorOfA),
         // B's own (default) configuration; A's enabled service is not seen.
         { path: "/v2/workspace/notificationconfig/get", data: {}, expect: "ownWrite" },
+        ...workspaceConfigCases(b),
         {
           path: "/v2/users/get",
           data: { organizationId: org, organizationUserGroupIds: [S.groupId] },
@@ -551,6 +555,42 @@ function withV1Paths(cases: readonly IsolationCase[]): IsolationCase[] {
         }),
       ),
   ]);
+}
+
+/**
+ * B's own activity and API key configurations (A's immutable log and settings unseen and
+ * unchanged); B's tokens and signatures under B's key, the v1 form with B's body credentials.
+ */
+function workspaceConfigCases(b: Credentials): IsolationCase[] {
+  const W = "/v2/workspace";
+  return [
+    { path: `${W}/activityconfig/get`, data: {}, expect: "ownWrite" },
+    { path: `${W}/apikeyconfig/get`, data: {}, expect: "ownWrite" },
+    // B's log stays editable and its threads may stay private: the cases after these write them.
+    {
+      path: `${W}/activityconfig/update`,
+      data: { activityServiceConfig: { isEnabled: true, immutable: false } },
+      expect: "ownWrite",
+    },
+    { path: `${W}/apikeyconfig/update`, data: { requireJwtToken: true }, expect: "ownWrite" },
+    {
+      path: "/v2/auth/generate_token",
+      data: {
+        userId: S.userId,
+        userProperties: { name: "B", email: "b@example.com" },
+        permissions: { resources: [] },
+      },
+      expect: "ownWrite",
+    },
+    {
+      path: "/v2/auth/generate_signature",
+      data: {
+        permissions: [{ userId: S.userId, resourceId: S.documentId, type: "document", hasAccess: true }],
+      },
+      expect: "ownWrite",
+    },
+    { path: "/v1/auth/token/get", data: { ...b, userId: S.userId }, expect: "ownWrite" },
+  ];
 }
 
 /** B enables its own advanced webhooks; A's endpoints, by id or uid, and A's iterator are unknown to B. */

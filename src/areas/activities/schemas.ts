@@ -8,7 +8,6 @@ import {
   FreeObject,
   Id,
   IdFilter,
-  ItemResults,
   MAX_ITEMS,
   named,
   OneOf,
@@ -66,6 +65,12 @@ const NewActivityFields = {
   targetSubEntityId: Type.Optional(Id()),
   ...MutableFields,
   isActivityResolverUsed: Type.Optional(Type.Boolean()),
+  immutable: Type.Optional(
+    Type.Boolean({
+      description:
+        "true: update and delete leave the record as it is, whatever the workspace's configuration.",
+    }),
+  ),
 };
 
 /**
@@ -151,6 +156,7 @@ export const ActivityRecord = named(
       targetSubEntityId: Type.Optional(Type.String()),
       ...MutableFields,
       isActivityResolverUsed: Type.Optional(Type.Boolean()),
+      immutable: Type.Optional(Type.Boolean()),
       metadata: RecordMetadata,
       timestamp: Type.Integer({ description: "Epoch ms of the add." }),
     },
@@ -158,10 +164,27 @@ export const ActivityRecord = named(
   ),
 );
 
-export const ActivityItemResults = ItemResults("Keyed by activity id.");
-export const ActivityDeleteResult = ItemResults(
-  "Keyed by activity id: every deleted record, and every activityIds entry not deleted.",
+const ActivityItemResult = named(
+  "ActivityItemResult",
+  Closed(
+    {
+      success: Type.Boolean(),
+      message: Type.String(),
+      code: Type.Optional(
+        Type.Literal("immutable", { description: "The record is immutable: left as it is." }),
+      ),
+    },
+    "One activity's outcome.",
+  ),
 );
+
+export const ActivityItemResults = Type.Record(Type.String(), ActivityItemResult, {
+  description: "Keyed by activity id.",
+});
+export const ActivityDeleteResult = Type.Record(Type.String(), ActivityItemResult, {
+  description:
+    "Keyed by activity id: every deleted record, every immutable record matched, and every activityIds entry not deleted.",
+});
 
 export type NewActivityInput = Static<typeof NewActivity>;
 export type ActivityPatchInput = Static<typeof ActivityPatch>;

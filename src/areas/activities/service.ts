@@ -1,7 +1,7 @@
 import type { Ctx } from "../../context.js";
 import { RUNS_ALONE } from "../../db/group-commit.js";
 import type { ActivityRow } from "../../db/tables.js";
-import { failedPrecondition, invalidArgument } from "../../errors.js";
+import { ApiError, failedPrecondition, invalidArgument } from "../../errors.js";
 import { checkRecordSize, pageBounds } from "../../lib/bounds.js";
 import { deletedItems, type ItemOutcome } from "../../lib/outcomes.js";
 import { nextPageToken, openTimeSortKey } from "../../lib/paging.js";
@@ -9,6 +9,7 @@ import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/by-verbs.js
 import { chargeUsage } from "../../quotas/check.js";
 import { recordsChanged } from "../../records/effects.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
+import { storedActivityConfig } from "../workspace-config/service.js";
 import type {
   ActivityPatchInput,
   DeleteActivitiesInput,
@@ -16,6 +17,14 @@ import type {
   NewActivityInput,
 } from "./schemas.js";
 import * as store from "./store.js";
+
+/** An activity's per-item outcome: `code` names why an immutable record was left as it is. */
+export interface ActivityOutcome extends ItemOutcome {
+  readonly code?: "immutable";
+}
+
+const IMMUTABLE = "Activity is immutable.";
+const IMMUTABLE_OUTCOME: ActivityOutcome = { success: false, code: "immutable", message: IMMUTABLE };
 
 export interface ActivityPage {
   /** Serialized records, spliced into the response as they are stored. */
@@ -83,6 +92,7 @@ export async function addActivities(
       user_id: activity.actionUser.userId,
       timestamp,
       record,
+      immutable: activity.immutable === true ? 1 : 0,
     };
   });
   // An id given twice in one request: the later activity replaces the earlier, as across requests
@@ -90,6 +100,18 @@ export async function addActivities(
   const unique = rows.length > 1 ? [...new Map(rows.map((row) => [row.id, row])).values()] : rows;
   const givenIds = input.activities.flatMap((a) => (a.id === undefined ? [] : [a.id]));
   await ctx.write(async (trx) => {
+    const config = await storedActivityConfig(trx, ctx.workspace.id);
+    const everyImmutable = config?.immutable === true;
+    // An id given again would replace its record whole: not an immutable one.
+    const scope = { workspaceId: ctx.workspace.id, organizationId: input.organizationId };
+    const kept =
+      givenIds.length === 0 ? [] : await store.immutableIds(trx, { ...scope, ids: givenIds }, everyImmutable);
+    if (kept.length > 0) {
+      const index = input.activities.findIndex((a) => a.id === kept[0]);
+      const field = `data.activities[${index}].id`;
+      throw new ApiError("FAILED_PRECONDITION", IMMUTABLE, [{ field, message: IMMUTABLE }]);
+    }
+    if (everyImmutable) for (const row of unique) row.immutable = 1;
     const usage = await upsertDelta(trx, unique, givenIds);
     await store.upsertActivities(trx, unique);
     await emitEvents(trx, ctx, unique.map(activityEvent));
@@ -97,22 +119,34 @@ export async function addActivities(
   }, unique.length);
 }
 
-/** Merges the given fields into existing records (docs/contract.md "Activities"); unknown ids fail alone. */
+/**
+ * Merges the given fields into existing records (docs/contract.md "Activities"); unknown ids
+ * and immutable records fail alone.
+ */
 export async function updateActivities(
   ctx: Ctx,
   input: { organizationId: string; activities: readonly ActivityPatchInput[] },
-): Promise<Record<string, ItemOutcome>> {
-  const results: Record<string, ItemOutcome> = {};
+): Promise<Record<string, ActivityOutcome>> {
+  const results: Record<string, ActivityOutcome> = {};
   await ctx.write(async (trx) => {
     const ids = [...new Set(input.activities.map((a) => a.id))];
+    const everyImmutable = (await storedActivityConfig(trx, ctx.workspace.id))?.immutable === true;
     // Under lock: the sizes before are exact (quotas), and a concurrent merge is not lost.
-    const existing = await store.lockActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    const locked = await store.lockActivities(trx, ctx.workspace.id, input.organizationId, ids);
+    const frozen = new Set(
+      locked.filter((row) => everyImmutable || row.immutable === 1).map((row) => row.id),
+    );
+    const existing = locked.filter((row) => !frozen.has(row.id));
     const before = existing.map((row) => row.record);
     const records = new Map(
       existing.map((row) => [row.id, JSON.parse(row.record) as Record<string, unknown>]),
     );
     for (const { id, ...fields } of input.activities) {
       const record = records.get(id);
+      if (frozen.has(id)) {
+        results[id] = IMMUTABLE_OUTCOME;
+        continue;
+      }
       if (!record) {
         results[id] = { success: false, message: "Failed to update activity." };
         continue;
@@ -135,7 +169,7 @@ export async function updateActivities(
 
 /** Per-item outcomes keyed by activity id, and how many records went (docs/contract.md "Activities"). */
 export interface DeleteOutcome {
-  readonly items: Record<string, ItemOutcome>;
+  readonly items: Record<string, ActivityOutcome>;
   readonly deletedCount: number;
 }
 
@@ -155,13 +189,16 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       [{ field: "data", message: "At least one of documentId, activityIds or targetEntityId is required." }],
     );
   }
-  const deleted = await ctx.write(async (trx) => {
-    const gone = await store.deleteActivities(trx, {
-      workspaceId: ctx.workspace.id,
-      organizationId: input.organizationId,
-      ...pick(input, ["documentId", "targetEntityId"]),
-      ...(input.activityIds ? { ids: input.activityIds } : {}),
-    });
+  const filter = {
+    workspaceId: ctx.workspace.id,
+    organizationId: input.organizationId,
+    ...pick(input, ["documentId", "targetEntityId"]),
+    ...(input.activityIds ? { ids: input.activityIds } : {}),
+  };
+  const [deleted, kept] = await ctx.write(async (trx) => {
+    const everyImmutable = (await storedActivityConfig(trx, ctx.workspace.id))?.immutable === true;
+    const gone = everyImmutable ? [] : await store.deleteActivities(trx, filter);
+    const frozen = await store.immutableIds(trx, filter, everyImmutable);
     const ids = gone.map((row) => row.id);
     await recordsChanged(trx, {
       workspaceId: ctx.workspace.id,
@@ -171,9 +208,15 @@ export async function deleteActivities(ctx: Ctx, input: DeleteActivitiesInput): 
       usage: deleteDelta(gone.map((row) => row.bytes)),
       now: ctx.clock.now(),
     });
-    return ids;
+    return [ids, frozen] as const;
   }, input.activityIds?.length ?? RUNS_ALONE);
-  const items = deletedItems(deleted, input.activityIds, "Activity deleted.", "Failed to delete activity.");
+  const items: Record<string, ActivityOutcome> = deletedItems(
+    deleted,
+    input.activityIds,
+    "Activity deleted.",
+    "Failed to delete activity.",
+  );
+  for (const id of kept) items[id] = IMMUTABLE_OUTCOME;
   return { items, deletedCount: deleted.length };
 }
 

@@ -1,8 +1,9 @@
+import type { ExpressionBuilder } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
 import { expectWork } from "../../db/budget.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
-import type { ActivityRow } from "../../db/tables.js";
+import type { ActivityRow, Tables } from "../../db/tables.js";
 import { lockedForUpdate } from "../../db/transactions.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
 
@@ -35,6 +36,7 @@ const COLUMNS = [
   "user_id",
   "timestamp",
   "record",
+  "immutable",
 ] as const satisfies readonly (keyof ActivityRow)[];
 
 const upsertTexts = new Map<number, string>();
@@ -134,7 +136,7 @@ export async function lockActivities(
   workspaceId: string,
   organizationId: string,
   ids: readonly string[],
-): Promise<Pick<ActivityRow, "id" | "record">[]> {
+): Promise<Pick<ActivityRow, "id" | "record" | "immutable">[]> {
   if (ids.length === 0) return [];
   const chosen = db
     .selectFrom("activities")
@@ -158,7 +160,7 @@ export async function lockActivities(
       "in",
       sizes.map((row) => row.id),
     )
-    .select(["id", "record"])
+    .select(["id", "record", "immutable"])
     .orderBy("id")
     .execute();
 }
@@ -179,18 +181,43 @@ export async function replaceRecords(
   }
 }
 
-/** Deletes matching records; returns the ids that were deleted and their stored sizes (quotas). */
+type DeleteFilter = Omit<ActivityFilter, "userId" | "featureTypes" | "actionTypes">;
+
+/**
+ * Deletes matching records but immutable ones; returns the ids that were deleted and their
+ * stored sizes (quotas).
+ */
 export async function deleteActivities(
   db: WriteTx,
-  filter: Omit<ActivityFilter, "userId" | "featureTypes" | "actionTypes">,
+  filter: DeleteFilter,
 ): Promise<{ id: string; bytes: number }[]> {
-  let query = db
+  return db
     .deleteFrom("activities")
-    .where("workspace_id", "=", filter.workspaceId)
-    .where("organization_id", "=", filter.organizationId);
-  if (filter.documentId !== undefined) query = query.where("document_id", "=", filter.documentId);
-  if (filter.targetEntityId !== undefined)
-    query = query.where("target_entity_id", "=", filter.targetEntityId);
-  if (filter.ids) query = query.where("id", "in", [...filter.ids]);
-  return query.returning((eb) => ["id", eb.fn<number>("octet_length", ["record"]).as("bytes")]).execute();
+    .where(matching(filter))
+    .where("immutable", "=", 0)
+    .returning((eb) => ["id", eb.fn<number>("octet_length", ["record"]).as("bytes")])
+    .execute();
 }
+
+/**
+ * The ids of matching records that are immutable: every one when `all` (the workspace's
+ * configuration says so), else those stored with the flag.
+ */
+export async function immutableIds(db: Readable, filter: DeleteFilter, all: boolean): Promise<string[]> {
+  let query = db.selectFrom("activities").where(matching(filter)).select("id");
+  if (!all) query = query.where("immutable", "=", 1);
+  return (await query.orderBy("id").execute()).map((row) => row.id);
+}
+
+/** The filter's conditions, for a select or a delete of activities. */
+const matching = (filter: DeleteFilter) => (eb: ExpressionBuilder<Tables, "activities">) => {
+  const conditions = [
+    eb("workspace_id", "=", filter.workspaceId),
+    eb("organization_id", "=", filter.organizationId),
+  ];
+  if (filter.documentId !== undefined) conditions.push(eb("document_id", "=", filter.documentId));
+  if (filter.targetEntityId !== undefined)
+    conditions.push(eb("target_entity_id", "=", filter.targetEntityId));
+  if (filter.ids) conditions.push(eb("id", "in", [...filter.ids]));
+  return eb.and(conditions);
+};

@@ -3,6 +3,7 @@ import { invalidArgument } from "../../errors.js";
 import { checkRecordSize } from "../../lib/bounds.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
+import { requirePrivateComments } from "../workspace-config/service.js";
 import { Effects } from "./effects.js";
 import type { AnnotationRecord, CommentRecord } from "./objects.js";
 import { ACCESS_DENIED, checkComments, knownAgents, placeDocument } from "./prepare.js";
@@ -42,6 +43,7 @@ export async function addAnnotations(
     }
     seen.set(annotation.annotationId, index);
   });
+  await requirePrivateComments(ctx, input.commentAnnotations);
   const scope = { workspaceId: ctx.workspace.id, organizationId: input.organizationId };
   const now = ctx.clock.now();
   return ctx.write(async (trx) => {
@@ -132,9 +134,13 @@ export function addCommentEffects(
     const subscribers = Object.values(record.subscribedUsers).map((s) => s.user);
     effects.notify(subscribers, comment.from, record, "commented");
   }
-  if (flags.triggerActivities === true) {
-    effects.activity({ event, annotation: record, actionUser: comment.from, commentId: comment.commentId });
-  }
+  effects.activity({
+    requested: flags.triggerActivities === true,
+    event,
+    annotation: record,
+    actionUser: comment.from,
+    commentId: comment.commentId,
+  });
 }
 
 function checkVisibility(annotation: NewAnnotationInput, at: string): void {

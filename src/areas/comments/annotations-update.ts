@@ -67,14 +67,13 @@ export async function updateAnnotations(
       for (const change of changesOf(before, record, patches)) {
         effects.happened({ annotation: record, ...change });
         if (emit) effects.event({ annotation: record, ...change });
-        if (input.triggerActivities === true) {
-          effects.activity({
-            event: change.event,
-            annotation: record,
-            actionUser: change.actionUser ?? { userId: "rest-api" },
-            changes: change.changes,
-          });
-        }
+        effects.activity({
+          requested: input.triggerActivities === true,
+          event: change.event,
+          annotation: record,
+          actionUser: change.actionUser ?? { userId: "rest-api" },
+          changes: change.changes,
+        });
       }
       const assignee = record.assignedTo;
       if (emit && assignee && assignee.userId !== before.assignedTo?.userId) {
@@ -235,13 +234,12 @@ export async function deleteAnnotations(
         effects.happened({ event: "comment.delete", annotation: record });
         if (input.triggerNotification !== false)
           effects.event({ event: "comment.delete", annotation: record });
-        if (input.triggerActivities === true) {
-          effects.activity({
-            event: "comment.delete",
-            annotation: record,
-            actionUser: { userId: "rest-api" },
-          });
-        }
+        effects.activity({
+          requested: input.triggerActivities === true,
+          event: "comment.delete",
+          annotation: record,
+          actionUser: { userId: "rest-api" },
+        });
         results[record.annotationId] = {
           success: true,
           id: record.annotationId,

@@ -166,10 +166,13 @@ export async function updateComments(
           actionUser: input.updatedData.from,
         });
       }
-      if (input.triggerActivities === true) {
-        const actionUser = input.updatedData.from ?? comment.from;
-        effects.activity({ event: "comment.update", annotation: record, actionUser, commentId: id });
-      }
+      effects.activity({
+        requested: input.triggerActivities === true,
+        event: "comment.update",
+        annotation: record,
+        actionUser: input.updatedData.from ?? comment.from,
+        commentId: id,
+      });
       results[String(id)] = { success: true, id, message: "Updated successfully" };
     }
     record.lastUpdated = now;
@@ -199,15 +202,13 @@ export async function deleteComments(
       if (input.triggerNotification !== false) {
         effects.event({ event: "comment.delete", annotation: record, targetComment: comment });
       }
-      if (input.triggerActivities === true) {
-        const actionUser = comment.from;
-        effects.activity({
-          event: "comment.delete",
-          annotation: record,
-          actionUser,
-          commentId: comment.commentId,
-        });
-      }
+      effects.activity({
+        requested: input.triggerActivities === true,
+        event: "comment.delete",
+        annotation: record,
+        actionUser: comment.from,
+        commentId: comment.commentId,
+      });
       results[String(comment.commentId)] = {
         success: true,
         id: comment.commentId,

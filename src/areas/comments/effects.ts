@@ -12,6 +12,7 @@ import { upsertActivities } from "../activities/store.js";
 import { findDocument } from "../hierarchy/documents.js";
 import { composeNotification } from "../notifications/compose.js";
 import { writeNotification } from "../notifications/write.js";
+import { storedActivityConfig, triggersActivity } from "../workspace-config/service.js";
 import type { AnnotationRecord, CommentRecord } from "./objects.js";
 import { notifyThroughService, threadSummary } from "./service-notifications.js";
 import { restrictedViewers } from "./visibility.js";
@@ -27,6 +28,8 @@ interface PendingEvent {
 }
 
 interface PendingActivity {
+  /** `triggerActivities` asked for it; otherwise written only where the event's activity trigger is on. */
+  readonly requested: boolean;
   readonly event: CommentTrigger;
   readonly annotation: AnnotationRecord;
   readonly actionUser: User;
@@ -141,12 +144,19 @@ export class Effects {
     await emitEvents(trx, ctx, events);
   }
 
-  /** Activities only where the workspace keeps them (its activity service), counted like activities add. */
+  /**
+   * Activities only where the workspace keeps them (its activity service), counted like
+   * activities add: those `triggerActivities` asked for, and those the workspace's activity
+   * triggers write by themselves (docs/compatibility.md "Workspace configuration").
+   */
   private async writeActivities(trx: WriteTx): Promise<void> {
     const { ctx } = this;
     if (this.activities.length === 0 || !ctx.workspace.activityService) return;
+    const config = await storedActivityConfig(trx, ctx.workspace.id);
+    const wanted = this.activities.filter((a) => a.requested || triggersActivity(config, a.event));
+    if (wanted.length === 0) return;
     const timestamp = ctx.clock.now();
-    const rows = this.activities.map((a, index): ActivityRow => {
+    const rows = wanted.map((a, index): ActivityRow => {
       const id = ctx.ids();
       const record = JSON.stringify({
         id,
@@ -175,6 +185,7 @@ export class Effects {
         user_id: a.actionUser.userId,
         timestamp,
         record,
+        immutable: config?.immutable === true ? 1 : 0,
       };
     });
     const usage = await upsertDelta(trx, rows, []);

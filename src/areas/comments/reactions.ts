@@ -48,15 +48,14 @@ export async function react(
     const effects = new Effects(ctx, input.organizationId, input.documentId);
     effects.happened({ event, annotation: record, targetComment: comment, actionUser: input.from });
     effects.event({ event, annotation: record, targetComment: comment, actionUser: input.from });
-    if (input.triggerActivities === true) {
-      effects.activity({
-        event,
-        annotation: record,
-        actionUser: input.from,
-        commentId: comment.commentId,
-        changes: { reaction: add ? { to: input.icon } : { from: input.icon } },
-      });
-    }
+    effects.activity({
+      requested: input.triggerActivities === true,
+      event,
+      annotation: record,
+      actionUser: input.from,
+      commentId: comment.commentId,
+      changes: { reaction: add ? { to: input.icon } : { from: input.icon } },
+    });
     await saveThread(ctx, trx, input, record);
     await effects.flush(trx);
     await checkQuotas(trx, ctx);

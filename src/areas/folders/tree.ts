@@ -154,23 +154,38 @@ export async function inheritDefaultAccess(
       .limit(100)
       .execute();
     for (const { organization_id: organizationId } of orgs) {
-      await transaction(db, async (raw) => {
-        const trx = asWriteTx(raw);
-        if ((await lockOrganization(trx, workspaceId, organizationId)) === null) return;
-        const tops = await trx
-          .selectFrom("folders")
-          .select("path")
-          .where("workspace_id", "=", workspaceId)
-          .where("organization_id", "=", organizationId)
-          .where("depth", "=", 0)
-          .where("inherit_access", "=", 1)
-          .where("access_type", "<>", accessType)
-          .execute();
-        const scope = { workspaceId, organizationId };
-        for (const { path } of tops) await applyAccess(trx, scope, path, { accessType, inherit: true }, now);
-      });
+      await transaction(db, (raw) =>
+        inheritInOrganization(asWriteTx(raw), workspaceId, organizationId, accessType, now),
+      );
     }
     if (orgs.length < 100) return;
     after = orgs[orgs.length - 1]!.organization_id;
   }
+}
+
+/**
+ * One organization's step of `inheritDefaultAccess`, in the caller's transaction under the
+ * organization's tree lock (also the durable job of apikeyconfig update). Returns how many
+ * top-level folders took the new access; an organization being deleted is skipped.
+ */
+export async function inheritInOrganization(
+  trx: WriteTx,
+  workspaceId: string,
+  organizationId: string,
+  accessType: AccessType,
+  now: number,
+): Promise<number> {
+  if ((await lockOrganization(trx, workspaceId, organizationId)) === null) return 0;
+  const tops = await trx
+    .selectFrom("folders")
+    .select("path")
+    .where("workspace_id", "=", workspaceId)
+    .where("organization_id", "=", organizationId)
+    .where("depth", "=", 0)
+    .where("inherit_access", "=", 1)
+    .where("access_type", "<>", accessType)
+    .execute();
+  const scope = { workspaceId, organizationId };
+  for (const { path } of tops) await applyAccess(trx, scope, path, { accessType, inherit: true }, now);
+  return tops.length;
 }

@@ -16,23 +16,30 @@ type Db = Kysely<Tables>;
 export const AUTH_MESSAGES = {
   missingKey: "API key not found in headers.",
   missingToken: "Auth token not found in headers.",
+  /** Credentials sent in the body (v1 auth/token/get): the original's words. */
+  missingBodyKey: "API key not found.",
+  missingBodyToken: "Auth token not found.",
   unknownKey: "Invalid API key.",
   wrongToken: "Invalid auth token.",
 } as const;
 
 /**
- * Resolves the two auth headers to a workspace (docs/contract.md "Authentication"). Every token of the
- * workspace is compared in constant time, so timing tells nothing about which matched.
- * A successful check is remembered by `cache` until anything auth-related is written.
+ * Resolves the two auth headers (or, `inBody`, the body's `apiKey` and `authToken`) to a workspace
+ * (docs/contract.md "Authentication"). Every token of the workspace is compared in constant
+ * time, so timing tells nothing about which matched. A successful check is remembered by
+ * `cache` until anything auth-related is written.
  */
 export async function authenticate(
   db: Db,
   apiKey: unknown,
   authToken: unknown,
   cache?: AuthCache,
+  inBody = false,
 ): Promise<Workspace> {
-  if (typeof apiKey !== "string" || apiKey === "") throw invalidArgument(AUTH_MESSAGES.missingKey);
-  if (typeof authToken !== "string" || authToken === "") throw invalidArgument(AUTH_MESSAGES.missingToken);
+  if (typeof apiKey !== "string" || apiKey === "")
+    throw invalidArgument(inBody ? AUTH_MESSAGES.missingBodyKey : AUTH_MESSAGES.missingKey);
+  if (typeof authToken !== "string" || authToken === "")
+    throw invalidArgument(inBody ? AUTH_MESSAGES.missingBodyToken : AUTH_MESSAGES.missingToken);
   const presentedHash = sha256Hex(authToken);
   const cacheKey = `${apiKey}\u0000${presentedHash}`;
   const cached = cache?.lookup(cacheKey);

@@ -19,6 +19,7 @@ import * as folderSweeps from "./0018_folder_sweeps.js";
 import * as idempotencyUsageAndErasures from "./0019_idempotency_usage_and_erasures.js";
 import * as webhookEndpoints from "./0021_webhook_endpoints.js";
 import * as groupsNotificationService from "./0022_groups_notification_service.js";
+import * as workspaceConfigs from "./0023_workspace_configs.js";
 import * as authSignal from "./0028_auth_signal.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
@@ -43,5 +44,6 @@ export const migrations: Record<string, Migration> = {
   "0019_idempotency_usage_and_erasures": idempotencyUsageAndErasures,
   "0021_webhook_endpoints": webhookEndpoints,
   "0022_groups_notification_service": groupsNotificationService,
+  "0023_workspace_configs": workspaceConfigs,
   "0028_auth_signal": authSignal,
 };
