@@ -193,8 +193,7 @@ forEachDialect("activity log configuration", (server) => {
     await t.call("/v2/commentannotations/comments/add", {
       ...ref,
       annotationId: "th-1",
-      triggerActivities: true,
-      commentData: [{ commentText: "asked", from }],
+      commentData: [{ commentText: "asked", from, triggerActivities: true }],
     });
     const logged = await t.records({ featureTypes: ["comment"] });
     expect(logged.map((r) => [r.actionType, r.targetEntityId, r.actionUser.userId])).toEqual([
