@@ -330,3 +330,21 @@ forEachDialect("API key configuration", (server) => {
     ).rejects.toThrow("--owner-email takes an e-mail address.");
   });
 });
+
+forEachDialect(
+  "API key configuration under the record quota",
+  (server) => {
+    it("refuses a new defaultDocumentAccessType whose job would pass the quota, changing nothing", async () => {
+      const creds = await server().newWorkspace();
+      const t = tenant(server(), creds);
+      // Each change writes a job and its task: two records.
+      await t.call(`${APIKEY}/update`, { defaultDocumentAccessType: "restricted" });
+      await server().services.jobs.settled();
+      const refused = await t.raw(`${APIKEY}/update`, { defaultDocumentAccessType: "organizationPrivate" });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({ status: "RESOURCE_EXHAUSTED" });
+      expect((await t.call(`${APIKEY}/get`, {})).data.defaultDocumentAccessType).toBe("restricted");
+    });
+  },
+  { env: { COLLABD_QUOTA_RECORDS: "3" } },
+);

@@ -2,6 +2,7 @@ import type { Ctx } from "../../context.js";
 import type { Readable } from "../../db/handles.js";
 import { ApiError, invalidArgument } from "../../errors.js";
 import { createJob } from "../../jobs/store.js";
+import { checkQuotas } from "../../quotas/check.js";
 import { COMMENT_ACTIONS, type CommentTrigger } from "../../webhooks/comment-payloads.js";
 import { COMMENT_TRIGGER_KEYS } from "../notification-service/schemas.js";
 import { noteAuthWrite } from "../workspaces/auth-cache.js";
@@ -214,6 +215,8 @@ export async function updateApiKeyConfig(
       tasks: [{ kind: "organizations", subject: null }],
       now,
     });
+    // The job's rows count as records: past the quota, the change is refused whole.
+    await checkQuotas(trx, ctx);
     return id;
   });
   if (access !== undefined) noteAuthWrite();
