@@ -2953,6 +2953,14 @@ export interface components {
             customList: components["schemas"]["JsonValue"][];
             from: components["schemas"]["User"];
             hasDraftComments: boolean;
+            /** @description Access mode as the original's client model carries it; on every thread written by this version. */
+            iam?: {
+                /**
+                 * @description `public` unless the thread's visibility restricts it.
+                 * @enum {string}
+                 */
+                accessMode: "public" | "private";
+            };
             involvedUserIds: string[];
             /** @description ms. */
             lastUpdated: number;
@@ -3004,7 +3012,7 @@ export interface components {
             priority?: components["schemas"]["CommentPriority"] | null;
             /** @description Who resolved the thread; null clears. */
             resolvedByUserId?: string | null;
-            status?: components["schemas"]["CommentStatus"];
+            status?: components["schemas"]["CommentStatusPatch"];
             /** @description Who changed the status; null clears. */
             statusUpdatedByUserId?: string | null;
             suggestion?: {
@@ -3265,6 +3273,26 @@ export interface components {
             lightColor?: string;
             /** @description Display name. */
             name: string;
+            /** @description Icon as SVG. */
+            svg?: string;
+            /**
+             * @description `terminal` resolves the thread.
+             * @enum {string}
+             */
+            type: "default" | "ongoing" | "terminal";
+        };
+        /** @description A status to set: `type` required; without `id` the default status of the type (`default` OPEN, `ongoing` IN_PROGRESS, `terminal` RESOLVED) unless the thread already has one of that type. */
+        CommentStatusPatch: {
+            /** @description Color. */
+            color?: string;
+            /** @description Icon URL. */
+            iconUrl?: string;
+            /** @description e.g. `OPEN`, `IN_PROGRESS`, `RESOLVED`; absent: the thread's status of this type, or its default. */
+            id?: string;
+            /** @description Light color. */
+            lightColor?: string;
+            /** @description Display name. */
+            name?: string;
             /** @description Icon as SVG. */
             svg?: string;
             /**
@@ -3756,7 +3784,7 @@ export interface components {
             lastUpdated?: number;
             location?: components["schemas"]["CommentLocation"];
             priority?: components["schemas"]["CommentPriority"];
-            status?: components["schemas"]["CommentStatus"];
+            status?: components["schemas"]["CommentStatusPatch"];
             /** @description Only for type suggestion; its status starts pending. */
             suggestion?: {
                 [key: string]: components["schemas"]["JsonValue"];
@@ -5797,9 +5825,14 @@ export interface operations {
                      *               "color": "#625DF5",
                      *               "lightColor": "#E7E8FA"
                      *             },
+                     *             "iam": {
+                     *               "accessMode": "public"
+                     *             },
                      *             "priority": {
                      *               "id": "P1",
-                     *               "name": "High"
+                     *               "name": "High",
+                     *               "color": "#FF9F0A",
+                     *               "lightColor": "#FFF0D9"
                      *             },
                      *             "location": {
                      *               "id": "slide-3",
@@ -10305,9 +10338,14 @@ export interface operations {
                      *               "color": "#625DF5",
                      *               "lightColor": "#E7E8FA"
                      *             },
+                     *             "iam": {
+                     *               "accessMode": "public"
+                     *             },
                      *             "priority": {
                      *               "id": "P1",
-                     *               "name": "High"
+                     *               "name": "High",
+                     *               "color": "#FF9F0A",
+                     *               "lightColor": "#FFF0D9"
                      *             },
                      *             "location": {
                      *               "id": "slide-3",

@@ -201,6 +201,43 @@ forEachDialect(
       });
     });
 
+    it("sends the comment author and actionUser filled from the organization's user profile", async () => {
+      const t = await open();
+      const profile = { userId: "u1", name: "Ada Lovelace", email: "Ada@Example.com", isAdmin: true };
+      const users = await server().call(
+        "/v2/users/add",
+        { ...ref, documentId: undefined, createOrganization: true, users: [profile] },
+        { creds: t.creds },
+      );
+      expect(users.status, JSON.stringify(users.body)).toBe(200);
+      const data = {
+        ...ref,
+        commentAnnotations: [
+          { commentData: [{ commentText: "x", from: { userId: "u1" }, triggerNotification: true }] },
+        ],
+      };
+      expect((await call(t, "/add", data)).status).toBe(200);
+      await drain(server());
+      const [payload] = await rawPayloads(server(), t);
+      const filled = {
+        ...profile,
+        organizationId: "org-1",
+        initial: "A",
+        name_lowercase: "adalovelace",
+        email_lowercase: "ada@example.com",
+        textColor: "#FFFFFF",
+        type: "signedIn",
+        clientUserName: "Ada Lovelace",
+        photoUrl: "",
+        contacts: [],
+      };
+      expect(payload).toMatchObject({
+        actionUser: filled,
+        commentAnnotation: { from: filled, iam: { accessMode: "public" } },
+        targetComment: { from: filled },
+      });
+    });
+
     it("sends nothing for adds without triggerNotification, nor for a disabled trigger", async () => {
       const t = await open({ triggers: { "comment.reaction_add": false } });
       await call(t, "/add", {

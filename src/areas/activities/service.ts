@@ -9,6 +9,7 @@ import { deleteDelta, rewriteDelta, upsertDelta } from "../../quotas/by-verbs.js
 import { chargeUsage } from "../../quotas/check.js";
 import { recordsChanged } from "../../records/effects.js";
 import { activityEvent, emitEvents } from "../../webhooks/outbox.js";
+import { userFiller } from "../users/enrich.js";
 import { storedActivityConfig } from "../workspace-config/service.js";
 import type {
   ActivityPatchInput,
@@ -77,7 +78,16 @@ export async function addActivities(
     }
   });
   const timestamp = ctx.clock.now();
-  const rows = input.activities.map((activity, index): ActivityRow => {
+  // Profiles are read before the write (the records are sized before it); a profile changed
+  // meanwhile is as if changed just after.
+  const fill = await userFiller(
+    ctx.reader,
+    ctx.workspace.id,
+    input.organizationId,
+    input.activities.map((a) => a.actionUser),
+  );
+  const rows = input.activities.map((given, index): ActivityRow => {
+    const activity = { ...given, actionUser: fill(given.actionUser) };
     const id = activity.id ?? ctx.ids();
     const record = JSON.stringify(publicRecord(ctx, input, activity, id, timestamp));
     checkRecordSize(ctx.config, record, `data.activities[${index}]`);

@@ -4,6 +4,7 @@ import { checkRecordSize } from "../../lib/bounds.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { requirePrivateComments } from "../workspace-config/service.js";
+import { authorFiller, withAuthors } from "./authors.js";
 import { Effects } from "./effects.js";
 import type { AnnotationRecord, CommentRecord } from "./objects.js";
 import { ACCESS_DENIED, checkComments, knownAgents, placeDocument } from "./prepare.js";
@@ -47,6 +48,19 @@ export async function addAnnotations(
   const scope = { workspaceId: ctx.workspace.id, organizationId: input.organizationId };
   const now = ctx.clock.now();
   return ctx.write(async (trx) => {
+    const fill = await authorFiller(
+      ctx,
+      trx,
+      input.organizationId,
+      input.commentAnnotations.flatMap((a) => a.commentData),
+    );
+    input = {
+      ...input,
+      commentAnnotations: input.commentAnnotations.map((a) => ({
+        ...a,
+        commentData: withAuthors(a.commentData, fill),
+      })),
+    };
     const placement = await placeDocument(ctx, trx, input);
     const authors = input.commentAnnotations.flatMap((a) => a.commentData.map((c) => c.from.userId));
     const allowed = input.verifyUserPermissions

@@ -6,8 +6,10 @@ import type { User } from "../../http/user.js";
 import { checkRecordSize } from "../../lib/bounds.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { recordsChanged } from "../../records/effects.js";
+import { userFiller } from "../users/enrich.js";
 import { Effects } from "./effects.js";
 import type { AnnotationRecord } from "./objects.js";
+import { resolveStatus } from "./palette.js";
 import { ANNOTATION_NOT_FOUND } from "./prepare.js";
 import { refresh, withAccessFields } from "./record.js";
 import type { AnnotationPatchInput, DeleteAnnotationsInput, UpdateAnnotationsInput } from "./schemas.js";
@@ -39,6 +41,13 @@ export async function updateAnnotations(
         : [input.updatedData];
   const now = ctx.clock.now();
   return ctx.write(async (trx) => {
+    const fill = await userFiller(
+      trx,
+      scope.workspaceId,
+      scope.organizationId,
+      patches.flatMap((p) => [p.from, p.resolvedByUserId ? { userId: p.resolvedByUserId } : undefined]),
+    );
+    const filled = patches.map((p) => (p.from ? { ...p, from: fill(p.from) } : p));
     const selected = await store.selectAnnotations(trx, scope, input, MAX_SELECTED_THREADS);
     if (selected.length > MAX_SELECTED_THREADS) {
       throw invalidArgument(
@@ -58,11 +67,13 @@ export async function updateAnnotations(
     const results: Record<string, IdOutcome> = {};
     const records = selected.map(({ record }) => {
       const before = structuredClone(record);
-      for (const patch of patches) applyPatch(record, patch);
+      for (const patch of filled) applyPatch(record, patch);
       for (const { oldUser, newUser } of input.updateUsers ?? [])
         replaceUser(record, oldUser.userId, newUser);
       record.lastUpdated = now;
       refresh(record);
+      if (record.resolvedByUser && record.resolvedByUserId !== before.resolvedByUserId)
+        record.resolvedByUser = fill(record.resolvedByUser);
       checkRecordSize(ctx.config, JSON.stringify(record), "data.updatedData");
       for (const change of changesOf(before, record, patches)) {
         effects.happened({ annotation: record, ...change });
@@ -96,12 +107,16 @@ export async function updateAnnotations(
   });
 }
 
-/** Sets the patch's fields: null clears, absent keeps; a status that is not terminal unresolves. */
+/**
+ * Sets the patch's fields: null clears, absent keeps; a status sent by `type` alone becomes a
+ * whole status (src/areas/comments/palette.ts); a status that is not terminal unresolves.
+ */
 function applyPatch(record: AnnotationRecord, patch: AnnotationPatchInput): void {
   const target = record as unknown as Record<string, unknown>;
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
     if (value === null) delete target[key];
+    else if (key === "status") record.status = resolveStatus(record.status, patch.status!);
     else target[key] = key === "context" ? withAccessFields(value as Record<string, unknown>) : value;
   }
   if (patch.status && patch.status.type !== "terminal") {

@@ -4,7 +4,9 @@ import { invalidArgument, notFound } from "../../errors.js";
 import { checkRecordSize } from "../../lib/bounds.js";
 import { checkQuotas } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
+import { userFiller } from "../users/enrich.js";
 import { addCommentEffects } from "./annotations-add.js";
+import { authorFiller, withAuthors } from "./authors.js";
 import { Effects } from "./effects.js";
 import type { AnnotationRecord, CommentRecord } from "./objects.js";
 import {
@@ -62,6 +64,13 @@ export async function addComments(ctx: Ctx, input: AddCommentsInput): Promise<nu
   checkComments(input.commentData, "data.commentData");
   const now = ctx.clock.now();
   return ctx.write(async (trx) => {
+    input = {
+      ...input,
+      commentData: withAuthors(
+        input.commentData,
+        await authorFiller(ctx, trx, input.organizationId, input.commentData),
+      ),
+    };
     await placeDocument(ctx, trx, input);
     if (input.verifyUserPermissions) {
       const authors = input.commentData.map((c) => c.from.userId);
@@ -128,6 +137,11 @@ export async function updateComments(
 ): Promise<Record<string, CommentOutcome>> {
   const now = ctx.clock.now();
   return ctx.write(async (trx) => {
+    const from = input.updatedData.from;
+    if (from) {
+      const fill = await userFiller(trx, ctx.workspace.id, input.organizationId, [from]);
+      input = { ...input, updatedData: { ...input.updatedData, from: fill(from) } };
+    }
     const record = await loadThread(ctx, trx, input, true);
     const effects = new Effects(ctx, input.organizationId, input.documentId);
     const results: Record<string, CommentOutcome> = {};

@@ -59,6 +59,30 @@ export const Status = named(
   ),
 );
 
+/**
+ * A status as an update may send it: `type` alone is enough (the original's v1 update examples
+ * send `{"type": "ongoing"}`); src/areas/comments/palette.ts says which status it becomes.
+ */
+export const StatusPatch = named(
+  "CommentStatusPatch",
+  Closed(
+    {
+      id: Type.Optional(
+        Id(
+          "e.g. `OPEN`, `IN_PROGRESS`, `RESOLVED`; absent: the thread's status of this type, or its default.",
+        ),
+      ),
+      name: Type.Optional(Text("Display name.", 1024)),
+      type: Type.Enum(["default", "ongoing", "terminal"], { description: "`terminal` resolves the thread." }),
+      color: short("Color."),
+      lightColor: short("Light color."),
+      svg: Type.Optional(Text("Icon as SVG.", 65_536)),
+      iconUrl: Type.Optional(Text("Icon URL.", 2048)),
+    },
+    "A status to set: `type` required; without `id` the default status of the type (`default` OPEN, `ongoing` IN_PROGRESS, `terminal` RESOLVED) unless the thread already has one of that type.",
+  ),
+);
+
 export const Priority = named(
   "CommentPriority",
   Closed(
@@ -288,6 +312,16 @@ export const Annotation = named(
       comments: Type.Array(Comment),
       from: User,
       status: Status,
+      iam: Type.Optional(
+        Closed(
+          {
+            accessMode: Type.Enum(["public", "private"], {
+              description: "`public` unless the thread's visibility restricts it.",
+            }),
+          },
+          "Access mode as the original's client model carries it; on every thread written by this version.",
+        ),
+      ),
       priority: Type.Optional(Priority),
       assignedTo: Type.Optional(User),
       location: Type.Optional(Location),
@@ -322,6 +356,7 @@ export const Annotation = named(
 );
 
 export type StatusValue = Static<typeof Status>;
+export type StatusPatchValue = Static<typeof StatusPatch>;
 export type NewCommentInput = Static<typeof NewComment>;
 export type CommentRecord = Static<typeof Comment>;
 export type AnnotationRecord = Static<typeof Annotation>;

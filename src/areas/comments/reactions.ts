@@ -1,6 +1,7 @@
 import type { Ctx } from "../../context.js";
 import { notFound } from "../../errors.js";
 import { checkQuotas } from "../../quotas/check.js";
+import { userFiller } from "../users/enrich.js";
 import { loadThread, saveThread } from "./comments.js";
 import { Effects } from "./effects.js";
 import type { ReactionInput } from "./schemas.js";
@@ -16,6 +17,8 @@ export async function react(
 ): Promise<{ success: true; message: string }> {
   const now = ctx.clock.now();
   await ctx.write(async (trx) => {
+    const fill = await userFiller(trx, ctx.workspace.id, input.organizationId, [input.from]);
+    input = { ...input, from: fill(input.from) };
     const record = await loadThread(ctx, trx, input, true);
     const comment = record.comments.find((c) => c.commentId === input.commentId);
     if (!comment) throw notFound("Comment not found.");

@@ -2,21 +2,14 @@ import { createHash } from "node:crypto";
 import type { User } from "../../http/user.js";
 import type { IdGenerator } from "../../lib/ids.js";
 import { locationNumber } from "../../lib/locations.js";
-import type { AnnotationRecord, CommentRecord, NewCommentInput, StatusValue } from "./objects.js";
+import type { AnnotationRecord, CommentRecord, NewCommentInput } from "./objects.js";
+import { colored, coloredPriority, DEFAULT_STATUS, resolveStatus } from "./palette.js";
 import type { NewAnnotationInput } from "./schemas.js";
 
 /**
  * Building and deriving the stored thread (docs/contract.md "Comments"): one JSON object holds the thread
  * and its comments, kept in the shape get returns, so answers splice it as stored.
  */
-
-export const DEFAULT_STATUS: StatusValue = {
-  id: "OPEN",
-  name: "Open",
-  type: "default",
-  color: "#625DF5",
-  lightColor: "#E7E8FA",
-};
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -103,7 +96,8 @@ export function buildAnnotation(
     commentType: input.commentType ?? "manual",
     comments,
     from: first.from,
-    status: input.status ?? DEFAULT_STATUS,
+    status: input.status ? resolveStatus(DEFAULT_STATUS, input.status) : DEFAULT_STATUS,
+    iam: { accessMode: "public" },
     ...(input.priority ? { priority: input.priority } : {}),
     ...(input.assignedTo ? { assignedTo: input.assignedTo } : {}),
     ...(input.location ? { location: input.location } : {}),
@@ -143,7 +137,8 @@ export function withAccessFields(context: Record<string, unknown>): Record<strin
 /**
  * Recomputes the fields derived from the comments, the assignee and the location:
  * subscribers (authors, tagged and assigned users, `auto`; explicit ones kept),
- * involved and mentioned ids, `locationId`, `resolvedByUser`. Mutates and returns it.
+ * involved and mentioned ids, `locationId`, `resolvedByUser`, `iam`, and the colors of status and
+ * priority (src/areas/comments/palette.ts). Mutates and returns it.
  */
 export function refresh(record: AnnotationRecord): AnnotationRecord {
   const subscribed: Record<string, { user: User; type: string }> = {};
@@ -171,8 +166,13 @@ export function refresh(record: AnnotationRecord): AnnotationRecord {
   record.mentionedUserIds = [...mentioned];
   if (record.location?.id !== undefined) record.locationId = locationNumber(record.location.id);
   else delete record.locationId;
-  if (record.resolvedByUserId) record.resolvedByUser = { userId: record.resolvedByUserId };
-  else delete record.resolvedByUser;
+  // A resolver filled from its profile (annotations-update.ts) keeps what it was filled with.
+  if (!record.resolvedByUserId) delete record.resolvedByUser;
+  else if (record.resolvedByUser?.userId !== record.resolvedByUserId)
+    record.resolvedByUser = { userId: record.resolvedByUserId };
+  record.iam = { accessMode: record.visibilityConfig.type === "public" ? "public" : "private" };
+  record.status = colored(record.status);
+  if (record.priority) record.priority = coloredPriority(record.priority);
   return record;
 }
 

@@ -9,6 +9,7 @@ import { recordsChanged } from "../../records/effects.js";
 import { usersWithDocumentAccess } from "../access/check.js";
 import { ensureDocument } from "../hierarchy/documents.js";
 import { ensureOrganization } from "../hierarchy/organizations.js";
+import { userFiller } from "../users/enrich.js";
 import { organizationRecipients } from "../users/store.js";
 import { composeNotification } from "./compose.js";
 import { uniqueUsers } from "./record.js";
@@ -85,11 +86,17 @@ export async function addNotification(ctx: Ctx, input: AddNotificationInput): Pr
         }));
       }
     }
+    const actionUser = input.actionUser;
+    const fill = await userFiller(trx, workspaceId, organizationId, [actionUser]);
     const {
       id,
       row,
       recipients: recipientRows,
-    } = composeNotification(ctx, { ...input, notifyUsers: recipients });
+    } = composeNotification(ctx, {
+      ...input,
+      ...(actionUser ? { actionUser: fill(actionUser) } : {}),
+      notifyUsers: recipients,
+    });
     await writeNotification(trx, ctx, row, recipientRows, new Set(named.map((user) => user.userId)));
     return details ? { id, details } : { id };
   }, 1 + named.length);

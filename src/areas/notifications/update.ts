@@ -5,6 +5,7 @@ import { fitsRecord } from "../../lib/bounds.js";
 import { rewriteDelta } from "../../quotas/by-verbs.js";
 import { chargeUsage } from "../../quotas/check.js";
 import { usersWithDocumentAccess } from "../access/check.js";
+import { userFiller } from "../users/enrich.js";
 import { type NotificationRecord, parseRecord, recipientIds } from "./record.js";
 import type { NotificationPatchInput, UpdateNotificationsInput } from "./schemas.js";
 import { checkScope, inScope } from "./scope.js";
@@ -47,6 +48,12 @@ export async function updateNotifications(
   return ctx.write(async (trx) => {
     const ids = patches.map((p) => p.id);
     const rows = await store.lockNotifications(trx, workspaceId, organizationId, ids);
+    const fill = await userFiller(
+      trx,
+      workspaceId,
+      organizationId,
+      patches.map((p) => p.actionUser),
+    );
     const found = new Map(rows.map((row) => [row.id, { row, record: parseRecord(row.record) }]));
     const allowed =
       input.verifyUserPermissions === true && input.documentId !== undefined
@@ -86,6 +93,7 @@ export async function updateNotifications(
         }
         readers = [...union];
       }
+      if (content.actionUser) content.actionUser = fill(content.actionUser);
       const record = { ...entry.record, ...content, readByUserIds: readers, lastUpdated: now };
       const text = JSON.stringify(record);
       if (!fitsRecord(ctx.config, text)) {
