@@ -5783,7 +5783,18 @@ export interface operations {
                      *                 "from": {
                      *                   "userId": "u1",
                      *                   "name": "Ada",
-                     *                   "email": "ada@example.com"
+                     *                   "email": "ada@example.com",
+                     *                   "initial": "A",
+                     *                   "organizationId": "org-1",
+                     *                   "photoUrl": "",
+                     *                   "name_lowercase": "ada",
+                     *                   "email_lowercase": "ada@example.com",
+                     *                   "color": "#2F80ED",
+                     *                   "textColor": "#FFFFFF",
+                     *                   "type": "signedIn",
+                     *                   "isAdmin": false,
+                     *                   "contacts": [],
+                     *                   "clientUserName": "Ada"
                      *                 },
                      *                 "to": [
                      *                   {
@@ -5816,7 +5827,18 @@ export interface operations {
                      *             "from": {
                      *               "userId": "u1",
                      *               "name": "Ada",
-                     *               "email": "ada@example.com"
+                     *               "email": "ada@example.com",
+                     *               "initial": "A",
+                     *               "organizationId": "org-1",
+                     *               "photoUrl": "",
+                     *               "name_lowercase": "ada",
+                     *               "email_lowercase": "ada@example.com",
+                     *               "color": "#2F80ED",
+                     *               "textColor": "#FFFFFF",
+                     *               "type": "signedIn",
+                     *               "isAdmin": false,
+                     *               "contacts": [],
+                     *               "clientUserName": "Ada"
                      *             },
                      *             "status": {
                      *               "id": "OPEN",
@@ -5853,7 +5875,18 @@ export interface operations {
                      *                 "user": {
                      *                   "userId": "u1",
                      *                   "name": "Ada",
-                     *                   "email": "ada@example.com"
+                     *                   "email": "ada@example.com",
+                     *                   "initial": "A",
+                     *                   "organizationId": "org-1",
+                     *                   "photoUrl": "",
+                     *                   "name_lowercase": "ada",
+                     *                   "email_lowercase": "ada@example.com",
+                     *                   "color": "#2F80ED",
+                     *                   "textColor": "#FFFFFF",
+                     *                   "type": "signedIn",
+                     *                   "isAdmin": false,
+                     *                   "contacts": [],
+                     *                   "clientUserName": "Ada"
                      *                 },
                      *                 "type": "auto"
                      *               },
@@ -10296,7 +10329,18 @@ export interface operations {
                      *                 "from": {
                      *                   "userId": "u1",
                      *                   "name": "Ada",
-                     *                   "email": "ada@example.com"
+                     *                   "email": "ada@example.com",
+                     *                   "initial": "A",
+                     *                   "organizationId": "org-1",
+                     *                   "photoUrl": "",
+                     *                   "name_lowercase": "ada",
+                     *                   "email_lowercase": "ada@example.com",
+                     *                   "color": "#2F80ED",
+                     *                   "textColor": "#FFFFFF",
+                     *                   "type": "signedIn",
+                     *                   "isAdmin": false,
+                     *                   "contacts": [],
+                     *                   "clientUserName": "Ada"
                      *                 },
                      *                 "to": [
                      *                   {
@@ -10329,7 +10373,18 @@ export interface operations {
                      *             "from": {
                      *               "userId": "u1",
                      *               "name": "Ada",
-                     *               "email": "ada@example.com"
+                     *               "email": "ada@example.com",
+                     *               "initial": "A",
+                     *               "organizationId": "org-1",
+                     *               "photoUrl": "",
+                     *               "name_lowercase": "ada",
+                     *               "email_lowercase": "ada@example.com",
+                     *               "color": "#2F80ED",
+                     *               "textColor": "#FFFFFF",
+                     *               "type": "signedIn",
+                     *               "isAdmin": false,
+                     *               "contacts": [],
+                     *               "clientUserName": "Ada"
                      *             },
                      *             "status": {
                      *               "id": "OPEN",
@@ -10366,7 +10421,18 @@ export interface operations {
                      *                 "user": {
                      *                   "userId": "u1",
                      *                   "name": "Ada",
-                     *                   "email": "ada@example.com"
+                     *                   "email": "ada@example.com",
+                     *                   "initial": "A",
+                     *                   "organizationId": "org-1",
+                     *                   "photoUrl": "",
+                     *                   "name_lowercase": "ada",
+                     *                   "email_lowercase": "ada@example.com",
+                     *                   "color": "#2F80ED",
+                     *                   "textColor": "#FFFFFF",
+                     *                   "type": "signedIn",
+                     *                   "isAdmin": false,
+                     *                   "contacts": [],
+                     *                   "clientUserName": "Ada"
                      *                 },
                      *                 "type": "auto"
                      *               },

@@ -303,6 +303,7 @@ forEachDialect("users filled from their profiles", (server) => {
     expect(updated.data[0].actionUser).toMatchObject({
       ...filled,
       name: "Countess",
+      clientUserName: "Countess",
       name_lowercase: "countess",
     });
 

@@ -7,6 +7,21 @@ import type { OperationExample } from "../../http/operation.js";
  */
 
 const ada = { userId: "u1", name: "Ada", email: "ada@example.com" };
+/** Ada as the answers hold her: filled from the users add example's profile (src/areas/users/enrich.ts). */
+const storedAda = {
+  ...ada,
+  initial: "A",
+  organizationId: "org-1",
+  photoUrl: "",
+  name_lowercase: "ada",
+  email_lowercase: "ada@example.com",
+  color: "#2F80ED",
+  textColor: "#FFFFFF",
+  type: "signedIn",
+  isAdmin: false,
+  contacts: [],
+  clientUserName: "Ada",
+};
 const bob = { userId: "u2", name: "Bob" };
 const thread = { organizationId: "org-1", documentId: "doc-1", annotationId: "thread-1" };
 
@@ -17,7 +32,7 @@ const FIRST_COMMENT = {
   type: "text",
   status: "added",
   commentText: "Can we check {{u2}}'s figures?",
-  from: ada,
+  from: storedAda,
   to: [bob],
   taggedUserContacts: [{ userId: "u2", contact: bob }],
   attachments: [],
@@ -75,7 +90,7 @@ export const EXAMPLES = {
         type: "comment",
         commentType: "manual",
         comments: [FIRST_COMMENT],
-        from: ada,
+        from: storedAda,
         status: { id: "OPEN", name: "Open", type: "default", color: "#625DF5", lightColor: "#E7E8FA" },
         iam: { accessMode: "public" as const },
         priority: { id: "P1", name: "High", color: "#FF9F0A", lightColor: "#FFF0D9" },
@@ -83,7 +98,7 @@ export const EXAMPLES = {
         visibilityConfig: { type: "public" },
         sourceType: "rest-api",
         metadata: { apiKey: "ak_example", organizationId: "org-1", documentId: "doc-1", folderId: "reports" },
-        subscribedUsers: { u1: { user: ada, type: "auto" }, u2: { user: bob, type: "auto" } },
+        subscribedUsers: { u1: { user: storedAda, type: "auto" }, u2: { user: bob, type: "auto" } },
         unsubscribedUsers: {},
         involvedUserIds: ["u1", "u2"],
         mentionedUserIds: ["u2"],
