@@ -141,13 +141,20 @@ forEachDialect("comment compatibility: the original's examples", (server) => {
           status: { id: "TRIAGE", name: "Triage", type: "ongoing" },
           priority: { id: "P0", name: "Urgent" },
         }),
+        thread("restricted", { visibility: { type: "restricted", userIds: ["yourUserId"] } }),
         thread("custom", {
           status: { id: "OPEN", name: "Open", type: "default", color: "#111111" },
           priority: { id: "LATER", name: "Later", color: "#222222", lightColor: "#333333" },
         }),
       ],
     });
-    const [plain, colored, custom] = await threads(s, org, ["plain", "colored", "custom"]);
+    const [plain, colored, restricted, custom] = await threads(s, org, [
+      "plain",
+      "colored",
+      "restricted",
+      "custom",
+    ]);
+    expect(restricted!.iam).toEqual({ accessMode: "private" });
     expect(plain).toMatchObject({ iam: { accessMode: "public" }, status: OPEN });
     expect(plain!.priority).toBeUndefined();
     expect(colored).toMatchObject({
