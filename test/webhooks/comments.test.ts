@@ -236,6 +236,18 @@ forEachDialect(
         commentAnnotation: { from: filled, iam: { accessMode: "public" } },
         targetComment: { from: filled },
       });
+      const annotationId = payload!.commentAnnotation.annotationId;
+      const update = {
+        ...ref,
+        annotationIds: [annotationId],
+        updatedData: { status: { type: "terminal" }, statusUpdatedByUserId: "u1" },
+      };
+      expect((await call(t, "/update", update)).status).toBe(200);
+      await drain(server());
+      const status = (await rawPayloads(server(), t)).find(
+        (p) => p.event === "comment_annotation.status_change",
+      );
+      expect(status).toMatchObject({ actionUser: filled, newStatus: { id: "RESOLVED", type: "terminal" } });
     });
 
     it("sends nothing for adds without triggerNotification, nor for a disabled trigger", async () => {

@@ -45,7 +45,11 @@ export async function updateAnnotations(
       trx,
       scope.workspaceId,
       scope.organizationId,
-      patches.flatMap((p) => [p.from, p.resolvedByUserId ? { userId: p.resolvedByUserId } : undefined]),
+      patches.flatMap((p) => [
+        p.from,
+        p.resolvedByUserId ? { userId: p.resolvedByUserId } : undefined,
+        p.statusUpdatedByUserId ? { userId: p.statusUpdatedByUserId } : undefined,
+      ]),
     );
     const filled = patches.map((p) => (p.from ? { ...p, from: fill(p.from) } : p));
     const selected = await store.selectAnnotations(trx, scope, input, MAX_SELECTED_THREADS);
@@ -75,7 +79,9 @@ export async function updateAnnotations(
       if (record.resolvedByUser && record.resolvedByUserId !== before.resolvedByUserId)
         record.resolvedByUser = fill(record.resolvedByUser);
       checkRecordSize(ctx.config, JSON.stringify(record), "data.updatedData");
-      for (const change of changesOf(before, record, patches)) {
+      for (const found of changesOf(before, record, patches)) {
+        // The status changer, as the event's actionUser, is filled from the profile too.
+        const change = found.actionUser ? { ...found, actionUser: fill(found.actionUser) } : found;
         effects.happened({ annotation: record, ...change });
         if (emit) effects.event({ annotation: record, ...change });
         effects.activity({
