@@ -1,11 +1,11 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Ctx } from "../../context.js";
 import { ApiError, invalidArgument } from "../../errors.js";
 import { type Location, locationKey } from "../../lib/locations.js";
 import { checkQuotas } from "../../quotas/check.js";
+import { organizationsWithDocument } from "../comments/store.js";
+import { isTokenOf } from "../workspaces/service.js";
 import { type LocationSubject, runOrStartJob } from "./job.js";
 import type { DeleteLocationDataInput, UpdateLocationInput } from "./schemas.js";
-import * as store from "./store.js";
 
 /**
  * Rewrites a location in every stored record of the document that carries it
@@ -51,7 +51,7 @@ function organizationsOf(
   input: { organizationId?: string; documentId: string },
 ): Promise<string[]> {
   if (input.organizationId !== undefined) return Promise.resolve([input.organizationId]);
-  return store.organizationsWithDocument(ctx.reader, ctx.workspace.id, input.documentId);
+  return organizationsWithDocument(ctx.reader, ctx.workspace.id, input.documentId);
 }
 
 function requireId(location: object, field: string): Location {
@@ -70,9 +70,6 @@ async function checkBodyCredentials(ctx: Ctx, input: { apiKey?: string; authToke
   if (input.apiKey !== undefined && input.apiKey !== ctx.workspace.id)
     throw new ApiError("UNAUTHENTICATED", "data.apiKey does not match the x-svc-api-key header.");
   if (input.authToken === undefined) return;
-  const presented = createHash("sha256").update(input.authToken).digest();
-  let matched = false;
-  for (const hash of await store.tokenHashes(ctx.reader, ctx.workspace.id))
-    matched = timingSafeEqual(presented, Buffer.from(hash, "hex")) || matched;
-  if (!matched) throw new ApiError("UNAUTHENTICATED", "data.authToken is not an auth token of this API key.");
+  if (!(await isTokenOf(ctx.reader, ctx.workspace.id, input.authToken)))
+    throw new ApiError("UNAUTHENTICATED", "data.authToken is not an auth token of this API key.");
 }

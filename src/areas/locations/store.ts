@@ -1,30 +1,5 @@
 import { sql } from "kysely";
-import type { Readable, WriteTx } from "../../db/handles.js";
-
-/** SHA-256 hashes of the workspace's auth tokens (the body credential check). */
-export async function tokenHashes(db: Readable, workspaceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom("auth_tokens")
-    .select("token_hash")
-    .where("workspace_id", "=", workspaceId)
-    .execute();
-  return rows.map((row) => row.token_hash);
-}
-
-/** Organizations of the workspace that hold threads of this document id (through their annotation counter). */
-export async function organizationsWithDocument(
-  db: Readable,
-  workspaceId: string,
-  documentId: string,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom("comment_sequences")
-    .select("organization_id")
-    .where("workspace_id", "=", workspaceId)
-    .where("document_id", "=", documentId)
-    .execute();
-  return rows.map((row) => row.organization_id);
-}
+import type { WriteTx } from "../../db/handles.js";
 
 export interface Where {
   readonly workspaceId: string;

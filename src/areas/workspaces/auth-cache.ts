@@ -37,7 +37,13 @@ export class AuthCache {
 
   /** Stores a result only if nothing was written since `lookup` saw `version`. */
   remember(key: string, workspace: Workspace, version: string | null): void {
-    if (this.maxAgeMs === 0 || version === null || version !== this.version || version !== this.currentVersion()) return;
+    if (
+      this.maxAgeMs === 0 ||
+      version === null ||
+      version !== this.version ||
+      version !== this.currentVersion()
+    )
+      return;
     if (this.entries.size >= this.capacity) this.entries.clear();
     this.entries.set(key, { workspace, at: this.now() });
   }

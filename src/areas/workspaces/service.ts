@@ -46,16 +46,26 @@ export async function authenticate(
   if (cached?.workspace) return cached.workspace;
   const rows = await store.workspaceWithTokenHashes(db, apiKey);
   if (rows.length === 0) throw new ApiError("PERMISSION_DENIED", AUTH_MESSAGES.unknownKey);
+  if (!matchesAny(presentedHash, rows)) throw new ApiError("UNAUTHENTICATED", AUTH_MESSAGES.wrongToken);
+  const workspace = store.rowToWorkspace(rows[0]!);
+  if (cached) cache?.remember(cacheKey, workspace, cached.version);
+  return workspace;
+}
+
+/** Whether `authToken` is one of the workspace's tokens (a token sent in a body, beside the headers). */
+export async function isTokenOf(db: Db, workspaceId: string, authToken: string): Promise<boolean> {
+  return matchesAny(sha256Hex(authToken), await store.workspaceWithTokenHashes(db, workspaceId));
+}
+
+/** Compares the presented hash with every stored one in constant time, so timing tells nothing about which matched. */
+function matchesAny(presentedHash: string, rows: readonly { token_hash: string | null }[]): boolean {
   const presented = Buffer.from(presentedHash, "hex");
   let matched = false;
   for (const row of rows) {
     if (row.token_hash === null) continue;
     matched = timingSafeEqual(presented, Buffer.from(row.token_hash, "hex")) || matched;
   }
-  if (!matched) throw new ApiError("UNAUTHENTICATED", AUTH_MESSAGES.wrongToken);
-  const workspace = store.rowToWorkspace(rows[0]!);
-  if (cached) cache?.remember(cacheKey, workspace, cached.version);
-  return workspace;
+  return matched;
 }
 
 export interface NewWorkspace {
