@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AuthCache } from "../../src/areas/workspaces/auth-cache.js";
 import type { Workspace } from "../../src/context.js";
 import { AUTH_CHANNEL, AuthSignal } from "../../src/http/auth-signal.js";
-import { DIALECTS, POSTGRES_URL } from "../support/databases.js";
+import { DIALECTS } from "../support/databases.js";
+import { listenDatabase } from "../support/listen-database.js";
 import { eventually } from "../support/wait.js";
 
 const silent = { warn: () => {} };
@@ -52,31 +52,7 @@ describe("auth cache", () => {
 });
 
 describe.runIf(DIALECTS.some((d) => d !== "sqlite"))("auth signal [postgres]", () => {
-  // A database of its own: NOTIFY channels are per database, so no other test's changes reach it.
-  const name = `t_auth_${randomBytes(4).toString("hex")}`;
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  const probe = new pg.Client({ connectionString: url.toString() });
-
-  beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await probe.connect();
-  });
-  afterAll(async () => {
-    await probe.end();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
-
-  const listeners = async (app: string) =>
-    (
-      await probe.query<{ pid: number }>(
-        "select pid from pg_stat_activity where application_name = $1 and query like 'LISTEN %'",
-        [app],
-      )
-    ).rows.map((row) => row.pid);
+  const { url, probe, listeners } = listenDatabase("t_auth");
 
   it("moves on every notification and on every reconnection after its session is lost (a restart, a failover)", async () => {
     const app = `collabd-auth-test-${randomBytes(3).toString("hex")}`;

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { OUTBOX_CHANNEL } from "../../src/webhooks/outbox.js";
 import { Poller } from "../../src/webhooks/poller.js";
-import { DIALECTS, POSTGRES_URL } from "../support/databases.js";
+import { DIALECTS } from "../support/databases.js";
+import { listenDatabase } from "../support/listen-database.js";
 import { GENEROUS_MS } from "../support/wait.js";
 
 /*
@@ -22,32 +22,7 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
 }
 
 describe.runIf(DIALECTS.some((d) => d !== "sqlite"))("outbox LISTEN [postgres]", () => {
-  // A database of its own: NOTIFY channels are per database, so no other test's emits reach it.
-  const name = `t_listen_${randomBytes(4).toString("hex")}`;
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  const probe = new pg.Client({ connectionString: url.toString() });
-
-  beforeAll(async () => {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await probe.connect();
-  });
-  afterAll(async () => {
-    await probe.end();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
-
-  /** Backends of the listener: its application_name, LISTENing. */
-  const listeners = async (app: string) =>
-    (
-      await probe.query<{ pid: number }>(
-        "select pid from pg_stat_activity where application_name = $1 and query like 'LISTEN %'",
-        [app],
-      )
-    ).rows.map((row) => row.pid);
+  const { url, probe, listeners } = listenDatabase("t_listen");
 
   it("listens again after its backend is terminated, and a NOTIFY then wakes the worker", async () => {
     const app = `collabd-listen-test-${randomBytes(3).toString("hex")}`;
