@@ -64,6 +64,8 @@ export interface Config {
    * 0 remembers nothing. Revokes reach the cache sooner, by the database's signal.
    */
   readonly authCacheMaxAgeMs: number;
+  /** Workspaces one operator token may create through apikey/create (docs/contract.md "Operator API"). */
+  readonly operatorWorkspacesMax: number;
   // User-data erasure jobs (docs/privacy.md).
   /** Rows one erasure batch (one short write transaction) deletes, rewrites or scans at most. */
   readonly erasureBatchRows: number;
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetentionMs: duration(env, "COLLABD_WEBHOOK_RETENTION", "30d", 60_000, 3650 * 86_400_000),
     webhookEndpointsMax: integer(env, "COLLABD_WEBHOOK_ENDPOINTS_MAX", 50, 1, 1_000),
     authCacheMaxAgeMs: integer(env, "COLLABD_AUTH_CACHE_MAX_AGE_MS", 10_000, 0, 3_600_000),
+    operatorWorkspacesMax: integer(env, "COLLABD_OPERATOR_WORKSPACES_MAX", 100, 0, 1_000_000),
     erasureBatchRows: integer(env, "COLLABD_ERASURE_BATCH_ROWS", 200, 1, 10_000),
     erasurePauseMs: integer(env, "COLLABD_ERASURE_PAUSE_MS", 0, 0, 60_000),
     erasureLeaseMs: integer(env, "COLLABD_ERASURE_LEASE_MS", 30_000, 100, 3_600_000),

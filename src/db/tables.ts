@@ -20,6 +20,31 @@ export interface AuthTokenRow {
   /** SHA-256 of the token, hex. The token itself is never stored. */
   token_hash: string;
   created_at: number;
+  /** The token's last four characters, to show it masked (migration 0025); null for older tokens. */
+  hint: string | null;
+}
+
+/** The deployment's operator credential (migration 0025, docs/contract.md "Operator API"). */
+export interface OperatorCredentialRow {
+  /** The operator's `x-svc-workspace-id`. */
+  workspace_id: string;
+  /** SHA-256 of the token, hex. */
+  token_hash: string;
+  token_hint: string;
+  created_at: number;
+  /** Workspaces made through `apikey/create` with this credential (COLLABD_OPERATOR_WORKSPACES_MAX). */
+  workspaces_created: number;
+}
+
+/** What `apikey/create` stored about a workspace beyond its settings (migration 0025). */
+export interface ApiKeyProfileRow {
+  workspace_id: string;
+  owner_email: string;
+  /** `testing` or `production`: stored only. */
+  type: string;
+  /** JSON: the regions and service settings the request sent, stored only. */
+  settings: string;
+  created_at: number;
 }
 
 export interface ActivityRow {
@@ -485,4 +510,6 @@ export interface Tables {
   notification_service_configs: NotificationServiceConfigRow;
   notification_batches: NotificationBatchRow;
   workspace_configs: WorkspaceConfigRow;
+  operator_credentials: OperatorCredentialRow;
+  api_key_profiles: ApiKeyProfileRow;
 }

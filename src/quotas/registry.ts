@@ -104,6 +104,8 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
   workspace_configs: { exempt: "one row per workspace" },
   workspaces: { exempt: "created by the operator (CLI), not by tenants" },
   auth_tokens: { exempt: "created by the operator (CLI), not by tenants" },
+  operator_credentials: { exempt: "the operator's one credential, made by the CLI" },
+  api_key_profiles: { exempt: "one row per workspace, written by the operator" },
   workspace_usage: { exempt: "the usage itself: at most 16 rows per workspace" },
   idempotency_keys: {
     by: "triggers",

@@ -95,7 +95,8 @@ export async function createWorkspace(
   return { workspace, apiKey: workspace.id, authToken };
 }
 
-function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
+/** A workspace's settings before it is stored: the defaults of `createWorkspace`. */
+export function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
   return {
     id: input.apiKey ?? newApiKey(),
     name: input.name ?? "default",
@@ -109,8 +110,22 @@ function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
 
 async function insertWithToken(trx: Db, workspace: Workspace, authToken: string, ifAbsent: boolean) {
   await store.insertWorkspace(trx, workspace, ifAbsent);
-  await store.insertTokenHash(trx, workspace.id, sha256Hex(authToken), workspace.createdAt);
+  await storeToken(trx, workspace.id, authToken, workspace.createdAt);
 }
+
+/** Stores a workspace made by `newWorkspace` inside the caller's transaction, with its first token if one is given. */
+export async function insertNewWorkspace(trx: Db, workspace: Workspace, authToken: string | null) {
+  await store.insertWorkspace(trx, workspace, false);
+  if (authToken !== null) await storeToken(trx, workspace.id, authToken, workspace.createdAt);
+}
+
+/** Stores a new token: its hash, and its last four characters to show it masked (`maskToken`). */
+export function storeToken(db: Db, workspaceId: string, token: string, now: number): Promise<void> {
+  return store.insertTokenHash(db, workspaceId, sha256Hex(token), now, token.slice(-4));
+}
+
+/** A token as lists show it (docs/compatibility.md "D21"): `at_…` and its last four characters. */
+export const maskToken = (hint: string | null): string => `at_…${hint ?? "????"}`;
 
 /** Every workspace of the deployment, for its operator. */
 export function listWorkspaces(db: Db): Promise<Workspace[]> {
@@ -127,7 +142,7 @@ export async function requireWorkspace(db: Db, apiKey: string): Promise<Workspac
 export async function issueToken(db: Db, clock: Clock, apiKey: string): Promise<string> {
   await requireWorkspace(db, apiKey);
   const token = newAuthToken();
-  await store.insertTokenHash(db, apiKey, sha256Hex(token), clock.now());
+  await storeToken(db, apiKey, token, clock.now());
   return token;
 }
 

@@ -102,10 +102,17 @@ export async function updateWorkspaceSettings(
   noteAuthWrite();
 }
 
-export async function insertTokenHash(db: Db, workspaceId: string, tokenHash: string, now: number) {
+/** Stores a token as its hash, with its last four characters (`hint`) to show it masked. */
+export async function insertTokenHash(
+  db: Db,
+  workspaceId: string,
+  tokenHash: string,
+  now: number,
+  hint: string | null = null,
+) {
   await db
     .insertInto("auth_tokens")
-    .values({ workspace_id: workspaceId, token_hash: tokenHash, created_at: now })
+    .values({ workspace_id: workspaceId, token_hash: tokenHash, created_at: now, hint })
     .onConflict((oc) => oc.columns(["workspace_id", "token_hash"]).doNothing())
     .execute();
   noteAuthWrite();
@@ -120,4 +127,46 @@ export async function deleteTokenHash(db: Db, workspaceId: string, tokenHash: st
     .executeTakeFirst();
   noteAuthWrite();
   return Number(result.numDeletedRows) > 0;
+}
+
+/** Removes every token of the workspace but `keepHash`; returns how many went. */
+export async function deleteTokensExcept(db: Db, workspaceId: string, keepHash: string): Promise<number> {
+  const result = await db
+    .deleteFrom("auth_tokens")
+    .where("workspace_id", "=", workspaceId)
+    .where("token_hash", "<>", keepHash)
+    .executeTakeFirst();
+  noteAuthWrite();
+  return Number(result.numDeletedRows);
+}
+
+/** The workspace's newest tokens (hash, hint, time), at most `limit`. */
+export function listTokens(db: Db, workspaceId: string, limit: number) {
+  return db
+    .selectFrom("auth_tokens")
+    .select(["token_hash", "hint", "created_at"])
+    .where("workspace_id", "=", workspaceId)
+    .orderBy("created_at", "desc")
+    .orderBy("token_hash")
+    .limit(limit)
+    .execute();
+}
+
+export async function renameWorkspace(db: Db, id: string, name: string): Promise<boolean> {
+  const result = await db.updateTable("workspaces").set({ name }).where("id", "=", id).executeTakeFirst();
+  noteAuthWrite();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Workspaces in id order after `afterId`, at most `limit`; only `ids` when given. */
+export async function pageWorkspaces(
+  db: Db,
+  afterId: string | null,
+  limit: number,
+  ids?: readonly string[],
+): Promise<Workspace[]> {
+  let query = db.selectFrom("workspaces").selectAll().orderBy("id").limit(limit);
+  if (afterId !== null) query = query.where("id", ">", afterId);
+  if (ids !== undefined) query = query.where("id", "in", [...ids]);
+  return (await query.execute()).map(rowToWorkspace);
 }
