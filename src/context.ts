@@ -97,3 +97,36 @@ function requestWrites(services: Services, share: string): Ctx["write"] {
   const budget = new WorkBudget(services.config.writeBudget);
   return (work, rows) => services.database.write(work, { budget, alone: rows === RUNS_ALONE, share });
 }
+
+/**
+ * What every operator verb receives (docs/contract.md "Operator API"): the deployment's operator,
+ * not a tenant. Its writes queue in a share of their own, like a workspace's (group-commit.ts).
+ */
+export interface OperatorCtx {
+  /** The operator's `x-svc-workspace-id`. */
+  readonly operatorId: string;
+  readonly requestId: string;
+  readonly reader: ReadDb;
+  readonly write: Ctx["write"];
+  readonly clock: Clock;
+  readonly pageTokens: PageTokens;
+  readonly config: Config;
+}
+
+/** The share of the writer and the rate-limit key of the operator: apart from every workspace's. */
+export const operatorShare = (operatorId: string) => `operator:${operatorId}`;
+
+export function operatorContextFor(services: Services, operatorId: string, requestId: string): OperatorCtx {
+  const share = operatorShare(operatorId);
+  return {
+    operatorId,
+    requestId,
+    get reader() {
+      return services.database.readerFor(share);
+    },
+    write: requestWrites(services, share),
+    clock: services.clock,
+    pageTokens: services.pageTokens,
+    config: services.config,
+  };
+}

@@ -6,6 +6,7 @@ import { runBackupCommand } from "./backup.js";
 import { runCopyCommand } from "./copy.js";
 import { requireExistingDatabase } from "./existing-database.js";
 import { describeFailure } from "./failure.js";
+import { runOperatorCommand } from "./operator-commands.js";
 import { serve } from "./serve.js";
 import { runUserCommand } from "./user-commands.js";
 import { runWebhookCommand } from "./webhook-commands.js";
@@ -25,6 +26,9 @@ const HELP: Readonly<Record<string, string>> = {
   token: `  token issue --api-key K [--json]        issue another auth token
   token revoke --api-key K --token T [--json]
   token jwt-key --api-key K [--json]      print the key that signs the workspace's user tokens (base64)`,
+  operator: `  operator create-token [--json]          the operator API's credential, printed once (run again: a new
+                                          token for the same id; the old one stops working)
+  operator revoke-token [--json]          remove it: the operator API refuses everyone`,
   webhook: `  webhook rotate-secret --api-key K [--grace 24h] [--json]
                                           new signing secret; the old one also signs during the grace`,
   user: `  user export --api-key K --organization O --user U
@@ -71,6 +75,7 @@ const COMMANDS: Record<string, Readonly<Record<string, readonly string[]>> | nul
   copy: null,
   workspace: { create: [], list: [], update: ["api-key"], show: ["api-key"] },
   token: { issue: ["api-key"], revoke: ["api-key", "token"], "jwt-key": ["api-key"] },
+  operator: { "create-token": [], "revoke-token": [] },
   webhook: { "rotate-secret": ["api-key"] },
   user: { export: ["api-key", "organization", "user"], erase: ["api-key", "user"] },
 };
@@ -142,7 +147,9 @@ export async function main(argv: readonly string[]): Promise<number> {
         ? await runWebhookCommand(services, verb, values)
         : group === "user"
           ? await runUserCommand(services, verb, values)
-          : await runWorkspaceCommand(services, group, verb, values);
+          : group === "operator"
+            ? await runOperatorCommand(services, verb)
+            : await runWorkspaceCommand(services, group, verb, values);
     process.stdout.write(values.json ? `${JSON.stringify(printed.json)}\n` : `${printed.text}\n`);
     return 0;
   } finally {

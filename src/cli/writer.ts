@@ -2,14 +2,14 @@ import type { Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { type BackgroundWork, startBackgroundWork } from "../background.js";
 import type { Config } from "../config.js";
-import { type Ctx, contextFor, type Services } from "../context.js";
+import { type Ctx, contextFor, operatorContextFor, type Services } from "../context.js";
 import { unavailable } from "../errors.js";
 import { withAliases } from "../http/aliases.js";
 import { shareMetrics } from "../http/cluster-metrics.js";
 import { toApiError } from "../http/errors.js";
 import { FORWARD, type ForwardAnswer, type ForwardRequest, toWire } from "../http/forward.js";
-import type { Operation } from "../http/operation.js";
-import { allOperations } from "../http/operations.js";
+import type { Operation, OperatorOperation } from "../http/operation.js";
+import { allOperations, allOperatorOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
 import { runClaimingKey } from "../idempotency/claim.js";
 import { openServices } from "../services.js";
@@ -89,6 +89,7 @@ export function forwardedWrites(
   now: () => number = Date.now,
 ): (message: ForwardRequest) => Promise<ForwardAnswer> {
   const byPath = new Map<string, Operation>(withAliases(allOperations).map((op) => [op.path, op]));
+  const operatorByPath = new Map<string, OperatorOperation>(allOperatorOperations.map((op) => [op.path, op]));
   return async (message) => {
     const { id } = message;
     try {
@@ -97,9 +98,17 @@ export function forwardedWrites(
         if (!state.writable) throw Object.assign(new Error("storage probe failed"), { code: state.code });
         return { type: FORWARD, id, outcome: null };
       }
+      const { deadline } = message;
+      if (message.kind === "operator") {
+        const op = operatorByPath.get(message.path);
+        if (!op) throw new Error(`no operator operation at ${message.path}`);
+        if (deadline !== undefined && now() > deadline) throw pastDeadline();
+        const base = operatorContextFor(services, message.operatorId, message.requestId);
+        const ctx = deadline === undefined ? base : withDeadline(base, deadline, now);
+        return { type: FORWARD, id, outcome: await op.handle(ctx, message.data as never) };
+      }
       const op = byPath.get(message.path);
       if (!op) throw new Error(`no operation at ${message.path}`);
-      const { deadline } = message;
       if (deadline !== undefined && now() > deadline) throw pastDeadline();
       const base = contextFor(services, message.workspace, message.requestId);
       const ctx = deadline === undefined ? base : withDeadline(base, deadline, now);
@@ -110,7 +119,7 @@ export function forwardedWrites(
       return { type: FORWARD, id, outcome };
     } catch (error) {
       const { internal } = toApiError(error, services.config.bodyLimitBytes);
-      if (internal && message.kind === "operation") {
+      if (internal && message.kind !== "probe") {
         log.error({ err: error, reqId: message.requestId, route: message.path }, "forwarded write failed");
       }
       return { type: FORWARD, id, error: toWire(error) };
@@ -126,7 +135,11 @@ const pastDeadline = () =>
  * request's first write starts (after its wait in the group commit's queue). Throwing there
  * rolls the job back alone; once a write has started the request runs to its real outcome.
  */
-function withDeadline(ctx: Ctx, deadline: number, now: () => number): Ctx {
+function withDeadline<C extends { readonly write: Ctx["write"] }>(
+  ctx: C,
+  deadline: number,
+  now: () => number,
+): C {
   let started = false;
   return {
     ...ctx,

@@ -50,15 +50,27 @@ export const V1_ALIASES: Readonly<Record<string, string>> = {
   "/v1/users/data/get": "/v2/users/data/get",
   "/v1/users/data/delete": "/v2/users/data/delete",
   "/v1/users/data/delete/status": "/v2/users/data/delete/status",
+  "/v1/presence/add": "/v2/presence/add",
+  "/v1/presence/update": "/v2/presence/update",
+  "/v1/presence/delete": "/v2/presence/delete",
+  "/v1/livestate/broadcast": "/v2/livestate/broadcast",
 };
+
+/** What an alias copies: any operation kind with a path, a name and words (served or refused). */
+interface Aliasable {
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+}
 
 /**
  * The operations followed by one alias per v1 path whose v2 operation is among them: the same
  * operation under the v1 path, with its own operationId (`…V1`) for the OpenAPI document.
  */
-export function withAliases(operations: readonly Operation[]): Operation[] {
+export function withAliases<T extends Aliasable = Operation>(operations: readonly T[]): T[] {
   const byPath = new Map(operations.map((op) => [op.path, op]));
-  const aliases: Operation[] = [];
+  const aliases: T[] = [];
   for (const [path, target] of Object.entries(V1_ALIASES)) {
     const op = byPath.get(target);
     if (!op || byPath.has(path)) continue;
@@ -69,7 +81,6 @@ export function withAliases(operations: readonly Operation[]): Operation[] {
       summary: `${op.summary} (v1 path)`,
       description: `The v1 path of \`${op.path}\`: same request, same answer.`,
       aliasOf: op,
-      handle: op.handle,
     });
   }
   return [...operations, ...aliases];

@@ -21,6 +21,7 @@ import {
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
+import { JSON_TYPE, optionalBody, render } from "./answer.js";
 import { AuthSignal } from "./auth-signal.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { byteLimits } from "./byte-limits.js";
@@ -32,7 +33,8 @@ import { registerAdmissionMetrics, withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
 import type { Operation, Outcome } from "./operation.js";
-import { allOperations } from "./operations.js";
+import { allOperations, allOperatorOperations, allRefusals } from "./operations.js";
+import { registerOperatorApi, registerRefusals } from "./operator.js";
 import { Envelope } from "./schemas.js";
 import { localLimits, type RequestLimits } from "./shared-limits.js";
 
@@ -57,8 +59,6 @@ export interface AppOptions {
   /** A worker of COLLABD_WORKERS > 1: the supervisor's limits (shared-limits.ts). Default: this process's own. */
   readonly limits?: RequestLimits;
 }
-
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /** Builds the HTTP service: transport, auth, observability, OpenAPI and every operation. */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -125,7 +125,8 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
 
   const operations = withAliases(options.operations ?? allOperations);
-  const operationPaths = new Set(operations.map((op) => op.path));
+  const refusals = withAliases(allRefusals);
+  const operationPaths = new Set([...operations, ...allOperatorOperations, ...refusals].map((op) => op.path));
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split("?")[0] ?? "";
     const error = operationPaths.has(path)
@@ -162,6 +163,14 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const limits =
     options.limits ??
     localLimits(config.rateLimitPerMinute, config.transport.authFailuresPerMinute, services.clock);
+  const bodySchema = bodySchemas(config);
+  await registerRefusals(app, refusals);
+  await registerOperatorApi(app, services, {
+    operations: allOperatorOperations,
+    limits,
+    bodySchema,
+    ...(options.forward ? { forward: options.forward } : {}),
+  });
   const authSignal = services.database.dialect === "postgres" ? new AuthSignal() : null;
   if (authSignal) {
     // LISTEN needs a session of its own: never through a transaction pooler.
@@ -204,7 +213,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       const data = (request.body as { data: { apiKey?: unknown; authToken?: unknown } }).data;
       await signIn(request, data.apiKey, data.authToken, true);
     });
-    const bodySchema = bodySchemas(config);
     const run = forwarding(services, options.forward);
     for (const op of operations) registerOperation(scope, op, bodySchema, run);
   });
@@ -225,7 +233,7 @@ function fastifyTrustProxy(
  * its operation's, so Ajv (which caches by schema object) compiles each validator once, not once
  * per path — start-up time.
  */
-function bodySchemas(config: Config): (op: Operation) => object {
+function bodySchemas(config: Config): (op: { readonly data: Operation["data"] }) => object {
   const byData = new Map<object, object>();
   return (op) => {
     let schema = byData.get(op.data);
@@ -293,7 +301,7 @@ class BoundedSet {
 function registerOperation(
   scope: FastifyInstance,
   op: Operation,
-  bodySchema: (op: Operation) => object,
+  bodySchema: (op: { readonly data: Operation["data"] }) => object,
   run: Run,
 ): void {
   scope.post(
@@ -301,18 +309,7 @@ function registerOperation(
     {
       // Validates the request; the responses are documented in /openapi.json (openapi-document.ts).
       schema: { body: bodySchema(op) },
-      config: { bodyOptional: op.bodyOptional === true, credentialsInBody: op.credentials === "body" },
-      ...(op.bodyOptional
-        ? {
-            // No body (no content type), or `{}`: the empty envelope (an empty JSON body: body.ts).
-            preValidation: async (request: FastifyRequest) => {
-              const body = request.body;
-              if (body === undefined || body === null) request.body = { data: {} };
-              else if (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0)
-                request.body = { data: {} };
-            },
-          }
-        : {}),
+      ...optionalBody(op.bodyOptional, { credentialsInBody: op.credentials === "body" }),
     },
     async (request, reply) => {
       const { ctx } = request;
@@ -354,24 +351,4 @@ function isAuthFailure(error: unknown): boolean {
       error.status === "PERMISSION_DENIED" ||
       error.status === "UNAUTHENTICATED")
   );
-}
-
-/**
- * Serializes the success envelope; `rawData` is spliced in as already-serialized JSON.
- * `withNextPageToken` (the operation's flag, docs/compatibility.md "Policy") repeats `pageToken` under the
- * original's name, null on the last page.
- */
-export function render(outcome: Outcome, withNextPageToken = false): string {
-  const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
-  const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
-  const next = withNextPageToken ? `,"nextPageToken":${JSON.stringify(outcome.pageToken || null)}` : "";
-  const extras = outcome.resultExtras ? JSON.stringify(outcome.resultExtras).slice(1, -1) : "";
-  const tail =
-    (outcome.pageToken === undefined ? "" : `,"pageToken":${JSON.stringify(outcome.pageToken)}`) +
-    next +
-    (extras ? `,${extras}` : "") +
-    "}}";
-  if (!outcome.topLevel) return head + data + tail;
-  // Keys beside `result` (docs/compatibility.md "D18"): written first, so `result` keeps its place at the end.
-  return `${JSON.stringify(outcome.topLevel).slice(0, -1)},${head.slice(1)}${data}${tail}`;
 }

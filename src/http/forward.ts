@@ -45,6 +45,18 @@ export type ForwardRequest =
       /** The request's Idempotency-Key: the writer claims it with the first write and stores the answer. */
       readonly idempotency?: IdempotentRequest;
     }
+  | {
+      /** An operator API request (docs/contract.md "Operator API"): the operator, not a workspace. */
+      readonly type: typeof FORWARD;
+      readonly id: number;
+      readonly from?: number;
+      readonly kind: "operator";
+      readonly path: string;
+      readonly operatorId: string;
+      readonly requestId: string;
+      readonly data: unknown;
+      readonly deadline?: number;
+    }
   | { readonly type: typeof FORWARD; readonly id: number; readonly from?: number; readonly kind: "probe" };
 
 export type ForwardAnswer =
@@ -162,6 +174,18 @@ export class WriteForwarder {
         ...deadline,
         ...(idempotency ? { idempotency } : {}),
       },
+      this.timeoutMs > 0 ? this.timeoutMs + this.clock.graceMs : 0,
+      outcomeUnknown,
+    );
+    if ("error" in answer) throw fromWire(answer.error);
+    return answer.outcome as Outcome;
+  }
+
+  /** Runs the operator API operation at `path` in the writer, as `operation` does a tenant's. */
+  async operator(path: string, operatorId: string, requestId: string, data: unknown): Promise<Outcome> {
+    const deadline = this.timeoutMs > 0 ? { deadline: this.clock.now() + this.timeoutMs } : {};
+    const answer = await this.ask(
+      { kind: "operator", path, operatorId, requestId, data, ...deadline },
       this.timeoutMs > 0 ? this.timeoutMs + this.clock.graceMs : 0,
       outcomeUnknown,
     );

@@ -1,7 +1,8 @@
 import type { TSchema } from "typebox";
-import type { ErrorStatus } from "../errors.js";
+import { type ErrorStatus, HTTP_STATUS } from "../errors.js";
 import { withAliases } from "./aliases.js";
-import type { Operation } from "./operation.js";
+import type { Operation, OperatorOperation, RefusedOperation } from "./operation.js";
+import { allOperatorOperations, allRefusals } from "./operations.js";
 import { DOC_AS, DOC_NAME, Envelope, Success } from "./schemas.js";
 
 /**
@@ -113,7 +114,15 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Any number of signed delivery endpoints, each with its own event filter and rate limit.",
   Tokens:
     "User JWTs and permission signatures under the workspace's key, for backends written for the original.",
+  Operator:
+    "The operator API: the deployment's workspaces as the original's API keys, and their auth tokens. " +
+    "Authenticated by `x-svc-workspace-id` and `x-svc-workspace-auth-token` (`collabd operator create-token`), " +
+    "never by an API key.",
+  "Presence and live state": "Not available: collabd has no realtime layer; every request is refused.",
 };
+
+/** The operator API's credentials (docs/contract.md "Operator API"), instead of a workspace's. */
+const OPERATOR_SECURITY = [{ workspaceId: [], workspaceAuthToken: [] }];
 
 const INFO_DESCRIPTION =
   'Self-hosted collaboration data service. Every operation is a `POST` with body `{"data": {...}}` ' +
@@ -123,14 +132,19 @@ const INFO_DESCRIPTION =
   "`status`: INVALID_ARGUMENT and FAILED_PRECONDITION 400, UNAUTHENTICATED 401, PERMISSION_DENIED 403, " +
   "NOT_FOUND 404, ALREADY_EXISTS 409, RESOURCE_EXHAUSTED 429 (413 for a body over the limit), INTERNAL " +
   "500, UNAVAILABLE 503. A method other than POST on an operation's path answers 405 INVALID_ARGUMENT " +
-  "with `Allow: POST`; an unknown path 404 NOT_FOUND. Every response carries `x-request-id`.";
+  "with `Allow: POST`; an unknown path 404 NOT_FOUND. Every response carries `x-request-id`. The operator " +
+  "API (tag Operator) takes the operator's `x-svc-workspace-id` and `x-svc-workspace-auth-token` instead.";
 
 /** Builds the document; pure and deterministic (the typed client is generated from it). */
-export function openApiDocument(served: readonly Operation[]): Json {
+export function openApiDocument(
+  served: readonly Operation[],
+  operator: readonly OperatorOperation[] = allOperatorOperations,
+  refusals: readonly RefusedOperation[] = allRefusals,
+): Json {
   const schemas = new SchemaRegistry();
   const paths: Json = {};
   const operations = withAliases(served);
-  for (const op of operations) {
+  const document = (op: Operation | OperatorOperation, isOperator: boolean) => {
     // An alias refers to its operation's request schema by that operation's name (docs/compatibility.md "Version 1 paths").
     const requestSchema = schemas.convert(
       Envelope(schemas.name(op.data, `${pascal((op.aliasOf ?? op).operationId)}Request`)),
@@ -147,13 +161,15 @@ export function openApiDocument(served: readonly Operation[]): Json {
     paths[op.path] = {
       post: {
         operationId: op.operationId,
+        ...(isOperator ? { security: OPERATOR_SECURITY } : {}),
         summary: op.summary,
         description: op.description ?? op.summary,
         tags: [op.tag],
         ...(op.aliasOf ? { "x-alias-of": op.aliasOf.path } : {}),
         // Credentials in `data` (v1 auth/token/get): no header scheme applies.
         ...(op.credentials === "body" ? { security: [] } : {}),
-        parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
+        // The operator API keeps no Idempotency-Key (docs/contract.md "Operator API").
+        ...(isOperator ? {} : { parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }] }),
         requestBody: {
           required: op.bodyOptional !== true,
           content: { "application/json": { schema: requestSchema, example: { data: example.data } } },
@@ -185,8 +201,12 @@ export function openApiDocument(served: readonly Operation[]): Json {
         },
       },
     };
-  }
-  const usedTags = [...new Set(operations.map((op) => op.tag))];
+  };
+  for (const op of operations) document(op, false);
+  for (const op of operator) document(op, true);
+  const refused = withAliases(refusals);
+  for (const op of refused) paths[op.path] = refusalPath(schemas, op);
+  const usedTags = [...new Set([...operations, ...operator, ...refused].map((op) => op.tag))];
   return {
     openapi: "3.1.0",
     info: {
@@ -243,6 +263,61 @@ export function openApiDocument(served: readonly Operation[]): Json {
           name: "x-svc-auth-token",
           description: "One of the workspace's auth tokens.",
         },
+        workspaceId: {
+          type: "apiKey",
+          in: "header",
+          name: "x-svc-workspace-id",
+          description: "The operator's id (`collabd operator create-token`): the operator API only.",
+        },
+        workspaceAuthToken: {
+          type: "apiKey",
+          in: "header",
+          name: "x-svc-workspace-auth-token",
+          description: "The operator's token: the operator API only.",
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A path served only to refuse: the request the original takes, its one answer, and `default` for
+ * what any path may answer before (a body over the limit, the service shutting down).
+ */
+function refusalPath(schemas: SchemaRegistry, op: RefusedOperation): Json {
+  const target = op.aliasOf ?? op;
+  const http = HTTP_STATUS[op.status];
+  return {
+    post: {
+      operationId: op.operationId,
+      summary: op.summary,
+      description: op.description ?? op.summary,
+      tags: [op.tag],
+      ...(op.aliasOf ? { "x-alias-of": op.aliasOf.path } : {}),
+      security: [],
+      requestBody: {
+        required: false,
+        content: {
+          "application/json": {
+            schema: schemas.convert(
+              Envelope(schemas.name(target.data, `${pascal(target.operationId)}Request`)),
+            ),
+          },
+        },
+      },
+      responses: {
+        [String(http)]: errorResponse({
+          http,
+          statuses: [op.status],
+          description: `${op.status}: \`${op.message}\``,
+          example: { status: op.status, message: op.message },
+        }),
+        default: errorResponse({
+          http: 0,
+          statuses: [...new Set(ERROR_RESPONSES.flatMap((r) => r.statuses))],
+          description: "Any other failure: a body over the limit, the service shutting down, a bug.",
+          example: { status: "UNAVAILABLE", message: "The service is shutting down." },
+        }),
       },
     },
   };
@@ -264,7 +339,7 @@ function errorSchemas(): Json {
   };
 }
 
-function errorResponse(r: (typeof ERROR_RESPONSES)[number]): Json {
+function errorResponse(r: Omit<(typeof ERROR_RESPONSES)[number], "name">): Json {
   const statusSchema =
     r.statuses.length === 1
       ? { type: "string", const: r.statuses[0] }

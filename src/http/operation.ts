@@ -1,5 +1,6 @@
 import type { Static, TSchema } from "typebox";
-import type { Ctx } from "../context.js";
+import type { Ctx, OperatorCtx } from "../context.js";
+import type { ErrorStatus } from "../errors.js";
 
 /** What a handler answers: the `result` fields of the success envelope. */
 export interface Outcome {
@@ -76,3 +77,34 @@ export interface OperationExample<D = unknown> {
 
 /** Keeps the handler's `data` typed by its schema. */
 export const operation = <D extends TSchema>(op: Operation<D>): Operation => op as unknown as Operation;
+
+/**
+ * An operation of the operator API (docs/contract.md "Operator API"): authenticated by the
+ * operator's `x-svc-workspace-id` and `x-svc-workspace-auth-token`, never by a workspace's API
+ * key, and run with the operator's context instead of a tenant's.
+ */
+export interface OperatorOperation<D extends TSchema = TSchema> extends Omit<Operation<D>, "handle"> {
+  handle(ctx: OperatorCtx, data: Static<D>): Promise<Outcome>;
+}
+
+/** Keeps the operator handler's `data` typed by its schema. */
+export const operatorOperation = <D extends TSchema>(op: OperatorOperation<D>): OperatorOperation =>
+  op as unknown as OperatorOperation;
+
+/**
+ * A path collabd serves only to refuse, with one answer for every request whatever its headers
+ * and body (docs/compatibility.md "D22", "D23"): never a 404, which would read as a wrong URL.
+ * `data` documents the request the original takes.
+ */
+export interface RefusedOperation {
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: string;
+  readonly data: TSchema;
+  readonly status: ErrorStatus;
+  readonly message: string;
+  /** Set on a v1 path's alias (src/http/aliases.ts): the refusal it repeats. */
+  readonly aliasOf?: RefusedOperation;
+}

@@ -9,7 +9,9 @@ import { locationOperations } from "../areas/locations/routes.js";
 import { notificationConfigOperations } from "../areas/notification-config/routes.js";
 import { notificationServiceOperations } from "../areas/notification-service/routes.js";
 import { notificationOperations } from "../areas/notifications/routes.js";
+import { operatorOperations, workspaceCreateRefusal } from "../areas/operator/routes.js";
 import { organizationOperations } from "../areas/organizations/routes.js";
+import { realtimeRefusals } from "../areas/realtime/routes.js";
 import { recordingOperations } from "../areas/recordings/routes.js";
 import { userGroupOperations } from "../areas/user-groups/routes.js";
 import { userTokenOperations } from "../areas/user-tokens/routes.js";
@@ -22,7 +24,7 @@ import { lockKeySets } from "../db/transactions.js";
 import { erasingLocks, mightNameErased, refuseNamingErased } from "../privacy/erasing.js";
 import { userDataOperations } from "../privacy/routes.js";
 import { ForwardWrite } from "./forward.js";
-import type { Operation, Outcome } from "./operation.js";
+import type { Operation, OperatorOperation, Outcome, RefusedOperation } from "./operation.js";
 
 /** Operations that may name an organization or document being swept: they read the sweep itself. */
 const SEE_SWEEPS = new Set(["/v2/organizations/delete/status"]);
@@ -127,3 +129,12 @@ export const allOperations: readonly Operation[] = [
   ...workspaceConfigOperations,
   ...userTokenOperations,
 ].map(guarded);
+
+/**
+ * The operator API (docs/contract.md "Operator API"): the deployment's operations, authenticated by the
+ * operator's credential, outside every workspace (so none of the tenant guards above apply).
+ */
+export const allOperatorOperations: readonly OperatorOperation[] = operatorOperations;
+
+/** Paths served only to refuse (docs/compatibility.md "D22", "D23"); their v1 paths come from src/http/aliases.ts. */
+export const allRefusals: readonly RefusedOperation[] = [workspaceCreateRefusal, ...realtimeRefusals];
