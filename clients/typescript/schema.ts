@@ -205,6 +205,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/livestate/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast live state: refused (v1 path)
+         * @description The v1 path of `/v2/livestate/broadcast`: same request, same answer.
+         */
+        post: operations["liveStateBroadcastV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/notifications/add": {
         parameters: {
             query?: never;
@@ -745,6 +765,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/presence/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users to a document's presence: refused (v1 path)
+         * @description The v1 path of `/v2/presence/add`: same request, same answer.
+         */
+        post: operations["presenceAddV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/presence/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove users from a document's presence: refused (v1 path)
+         * @description The v1 path of `/v2/presence/delete`: same request, same answer.
+         */
+        post: operations["presenceDeleteV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/presence/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update users in a document's presence: refused (v1 path)
+         * @description The v1 path of `/v2/presence/update`: same request, same answer.
+         */
+        post: operations["presenceUpdateV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/users/add": {
         parameters: {
             query?: never;
@@ -1279,6 +1359,26 @@ export interface paths {
          * @description Applies updatedData (in order) and updateUsers to the selected threads of a document (at most 1000). Emits status_change, assign, priority_change and suggestion events per changed aspect unless triggerNotification is false.
          */
         post: operations["commentAnnotationsUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/livestate/broadcast": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Broadcast live state: refused
+         * @description Always FAILED_PRECONDITION: collabd has no realtime layer, so presence and live state are not available (docs/compatibility.md "D23").
+         */
+        post: operations["liveStateBroadcast"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1905,6 +2005,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/presence/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add users to a document's presence: refused
+         * @description Always FAILED_PRECONDITION: collabd has no realtime layer, so presence and live state are not available (docs/compatibility.md "D23").
+         */
+        post: operations["presenceAdd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presence/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove users from a document's presence: refused
+         * @description Always FAILED_PRECONDITION: collabd has no realtime layer, so presence and live state are not available (docs/compatibility.md "D23").
+         */
+        post: operations["presenceDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/presence/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update users in a document's presence: refused
+         * @description Always FAILED_PRECONDITION: collabd has no realtime layer, so presence and live state are not available (docs/compatibility.md "D23").
+         */
+        post: operations["presenceUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/recordings/add": {
         parameters: {
             query?: never;
@@ -2285,6 +2445,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/workspace/apikey/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a workspace (an API key)
+         * @description Creates a collabd workspace with the activity service and advanced queries on, named `apiKeyName`. `type`, the regions and the service settings are stored only. With `createAuthToken` its first token is answered once as `authToken`; without, issue one with authtoken/reset. At most `COLLABD_OPERATOR_WORKSPACES_MAX` (100) per operator token (RESOURCE_EXHAUSTED beyond).
+         */
+        post: operations["operatorApiKeyCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/apikey/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a workspace
+         * @description Sets the workspace's name (`apiKeyName`). An unknown key is NOT_FOUND `API key not found.`
+         */
+        post: operations["operatorApiKeyUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/workspace/apikeyconfig/get": {
         parameters: {
             query?: never;
@@ -2319,6 +2519,106 @@ export interface paths {
          * @description Sets the fields sent (at least one; nothing is removed) and answers them with their values after the write. `enablePrivateComments: false` refuses thread visibility other than public; a new `defaultDocumentAccessType` reaches the top-level folders that inherit it through a background job. `aiModelApiKey` is refused: collabd runs no AI models.
          */
         post: operations["apiKeyConfigUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/apikeys/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the workspaces as API keys
+         * @description The deployment's workspaces in API-key order, at most 100 a page; `apiKeys` narrows to those keys. The body may be left out.
+         */
+        post: operations["operatorApiKeysGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/authtoken/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new auth token and revoke the others
+         * @description Issues a new token for the workspace (answered in full this once) and revokes every other token of it in the same transaction: the next request with an old token is refused, in every process. An unknown key is NOT_FOUND `API key not found.`
+         */
+        post: operations["operatorAuthTokenReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/authtokens/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a workspace's auth tokens, masked
+         * @description The workspace's newest 100 tokens as `at_…abcd` (collabd stores only their hashes; docs/compatibility.md "D21"). An unknown key is NOT_FOUND `API key not found.`
+         */
+        post: operations["operatorAuthTokensGet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a workspace: refused
+         * @description Always PERMISSION_DENIED, with or without credential headers: a self-hosted deployment has one operator, who creates workspaces with `collabd workspace create` or the operator API's apikey/create (docs/compatibility.md "D22").
+         */
+        post: operations["workspaceCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/workspace/get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the deployment
+         * @description The deployment as the original's workspace: the operator's id, its token masked, and `apiKeyList`, the first 100 workspaces by API key (`apiKeyListComplete` false when there are more: page them with apikeys/get).
+         */
+        post: operations["operatorWorkspaceGet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2836,6 +3136,15 @@ export interface components {
             /** @description Stored and returned only (collabd has no client SDK). */
             requireJwtToken?: boolean;
         };
+        /** @description A collabd workspace, as the original's API key. */
+        ApiKeySummary: {
+            /** @description The workspace's name. */
+            apiKeyName: string;
+            /** @description The API key. */
+            id: string;
+            /** @description Stored only; `production` for workspaces not made by apikey/create. */
+            type: "testing" | "production";
+        };
         /** @description A file of the recording. */
         Attachment: {
             /** @description The attachment's numeric id. */
@@ -2863,6 +3172,14 @@ export interface components {
             userId: string;
             userProperties: components["schemas"]["TokenUserProperties"];
         };
+        /** @description One auth token of a workspace. */
+        AuthTokenEntry: {
+            /** @description The allowedDomains apikey/create stored (stored only). */
+            domains: string[];
+            name: string;
+            /** @description Masked `at_…abcd` in lists; in full only when issued. */
+            token: string;
+        };
         AuthTokenGetV1Request: {
             /** @description The workspace's API key (required). */
             apiKey?: string;
@@ -2871,6 +3188,11 @@ export interface components {
             /** @description The user the token is for (`sub`). */
             userId: string;
             userProperties?: components["schemas"]["V1TokenUserProperties"];
+        };
+        AuthTokens: {
+            apiKey: string;
+            /** @description The workspace's newest 100 tokens, masked. */
+            authTokens: components["schemas"]["AuthTokenEntry"][];
         };
         /** @description One field's change. */
         Change: {
@@ -3335,6 +3657,12 @@ export interface components {
             /** @description For restricted: the users who see it (this or organizationUserGroupIds non-empty). */
             userIds?: string[];
         };
+        CreatedApiKey: {
+            /** @description The new workspace's API key. */
+            apiKey: string;
+            /** @description Extra, with createAuthToken: the first auth token, shown this once. */
+            authToken?: string;
+        };
         /** @description How many records were deleted. */
         DeletedCount: {
             deletedCount: number;
@@ -3642,6 +3970,16 @@ export interface components {
         };
         /** @description Any JSON value. */
         JsonValue: JsonValue;
+        LiveStateBroadcastRequest: {
+            /** @description Any JSON object. */
+            data: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            documentId: string;
+            liveStateDataId: string;
+            merge?: boolean;
+            organizationId: string;
+        };
         MigrationStarted: {
             /** @description Ask migrate/status with it. */
             migrationId: string;
@@ -4221,6 +4559,98 @@ export interface components {
             /** @description readByUserIds keeps only users with access to the document; needs documentId. */
             verifyUserPermissions?: boolean;
         };
+        OperatorApiKeyCreateRequest: {
+            /** @description Stored only. */
+            addLocalHostToAllowedDomains?: boolean;
+            /** @description Stored only; authtokens/get shows them as each token's `domains`. */
+            allowedDomains?: string[];
+            /** @description Display name. */
+            apiKeyName?: string;
+            /** @description Also issue the workspace's first auth token (answered once, as `authToken`). */
+            createAuthToken?: boolean;
+            /** @description Stored only (the key itself is not): collabd sends no e-mail. */
+            emailServiceConfig?: {
+                /** @description Not stored: collabd sends no e-mail. */
+                apiKey?: string;
+                commentTemplateId?: string;
+                fromCompany?: string;
+                fromEmail?: string;
+                tagTemplateId?: string;
+                type?: "default" | "sendgrid";
+            };
+            /** @description Stored only. */
+            enablePrivateComments?: boolean;
+            /** @description The workspace's contact; a valid e-mail address. */
+            ownerEmail: string;
+            /** @description Stored and returned to no one: collabd has no regions. Production keys only. */
+            persistenceDBRegion?: string;
+            /** @description Stored and returned to no one: collabd has no regions. Production keys only. */
+            realtimeDBRegion?: string;
+            /** @description Stored only. */
+            requireAutoOrgUser?: boolean;
+            /** @description Stored only. */
+            setDefaultEmailTriggers?: boolean;
+            /** @description Stored only. */
+            setDefaultNotificationTriggers?: boolean;
+            /** @description Stored only. */
+            type: "testing" | "production";
+            /** @description Stored only. */
+            useEmailService?: boolean;
+            /** @description Stored only. */
+            useNotificationService?: boolean;
+            /** @description Stored only. */
+            useWebhookService?: boolean;
+            /** @description Stored only: configure the new workspace's webhooks with /v2/workspace/webhookconfig/update. */
+            webhookServiceConfig?: {
+                /** @description Not stored. */
+                authToken?: string;
+                processedNotificationUrl?: string;
+                rawNotificationUrl?: string;
+            };
+        };
+        OperatorApiKeysGetRequest: {
+            /** @description Only these API keys. */
+            apiKeys?: string[];
+            /** @description Items per page; default 100; larger values are treated as 100. */
+            pageSize?: number;
+            /** @description Opaque token from a previous response's `result.pageToken`. */
+            pageToken?: string;
+        };
+        OperatorApiKeyUpdateRequest: {
+            /** @description A workspace's API key (`x-svc-api-key`). */
+            apiKey: string;
+            /** @description Display name. */
+            apiKeyName: string;
+        };
+        OperatorAuthTokenResetRequest: {
+            /** @description A workspace's API key (`x-svc-api-key`). */
+            apiKey: string;
+        };
+        OperatorAuthTokensGetRequest: {
+            /** @description A workspace's API key (`x-svc-api-key`). */
+            apiKey: string;
+        };
+        /** @description The deployment, as the original's workspace. */
+        OperatorWorkspace: {
+            /** @description The deployment's workspaces by API key, the first 100 in key order. */
+            apiKeyList: {
+                [key: string]: components["schemas"]["ApiKeySummary"];
+            };
+            /** @description Extra: false when the deployment has more workspaces than apiKeyList holds (page with apikeys/get). */
+            apiKeyListComplete: boolean;
+            /** @description The operator's token, masked (`at_…abcd`). */
+            authToken: string;
+            /** @description The operator's `x-svc-workspace-id`. */
+            id: string;
+            name: string;
+            owner: {
+                avatar: string;
+                email: string;
+                id: string;
+                name: string;
+            };
+        };
+        OperatorWorkspaceGetRequest: Record<string, never>;
         /** @description An organization record; its metadata keys appear at the top level. */
         Organization: {
             /** @description Epoch ms. */
@@ -4337,6 +4767,31 @@ export interface components {
             /** @description The user whose grants are removed. */
             userId: string;
         };
+        PresenceAddRequest: {
+            documentId: string;
+            organizationId: string;
+            users: {
+                email?: string;
+                name?: string;
+                status?: string;
+                userId: string;
+            }[];
+        };
+        PresenceDeleteRequest: {
+            documentId: string;
+            organizationId: string;
+            userIds: string[];
+        };
+        PresenceUpdateRequest: {
+            documentId: string;
+            organizationId: string;
+            users: {
+                email?: string;
+                name?: string;
+                status?: string;
+                userId: string;
+            }[];
+        };
         /** @description The users who reacted to a comment with one icon. */
         ReactionAnnotation: {
             annotationId: string;
@@ -4407,6 +4862,10 @@ export interface components {
         /** @description How many of the grants existed. */
         RemovedCount: {
             removedCount: number;
+        };
+        ResetAuthToken: {
+            apiKey: string;
+            newAuthToken: components["schemas"]["AuthTokenEntry"];
         };
         /**
          * @description organization, folder or document.
@@ -4795,6 +5254,12 @@ export interface components {
                     };
                 };
             };
+        };
+        WorkspaceCreateRequest: {
+            avatar?: string;
+            name?: string;
+            ownerEmail: string;
+            workspaceName?: string;
         };
     };
     responses: {
@@ -6030,6 +6495,85 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    liveStateBroadcastV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["LiveStateBroadcastRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     notificationsAddV1: {
@@ -8222,6 +8766,243 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    presenceAddV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["PresenceAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    presenceDeleteV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["PresenceDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    presenceUpdateV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["PresenceUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     usersAddV1: {
@@ -10576,6 +11357,85 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    liveStateBroadcast: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["LiveStateBroadcastRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
         };
     };
     notificationsAdd: {
@@ -13048,6 +13908,243 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    presenceAdd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["PresenceAddRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    presenceDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["PresenceDeleteRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    presenceUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["PresenceUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            400: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "FAILED_PRECONDITION",
+                     *         "message": "collabd has no realtime layer; presence and live state are not available."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "FAILED_PRECONDITION";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
     recordingsAdd: {
         parameters: {
             query?: never;
@@ -14576,6 +15673,128 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    operatorApiKeyCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "ownerEmail": "owner@example.com",
+                 *         "type": "testing",
+                 *         "createAuthToken": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OperatorApiKeyCreateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `API key created successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "API key created successfully.",
+                     *         "data": {
+                     *           "apiKey": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA",
+                     *           "authToken": "at_Qm7vX2kP9rT4wY8zB3nC6dF1gH5jK0sLx7Qa"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["CreatedApiKey"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    operatorApiKeyUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "apiKey": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA",
+                 *         "apiKeyName": "Production app"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OperatorApiKeyUpdateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `API key updated successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "API key updated successfully.",
+                     *         "data": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: null;
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     apiKeyConfigGet: {
         parameters: {
             query?: never;
@@ -14692,6 +15911,360 @@ export interface operations {
                     "application/json": {
                         result: {
                             data: components["schemas"]["ApiKeyConfigUpdated"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    operatorApiKeysGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "pageSize": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OperatorApiKeysGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `API keys retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "API keys retrieved successfully.",
+                     *         "data": [
+                     *           {
+                     *             "id": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA",
+                     *             "apiKeyName": "Owner Test API Key",
+                     *             "type": "testing"
+                     *           }
+                     *         ],
+                     *         "pageToken": "",
+                     *         "nextPageToken": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["ApiKeySummary"][];
+                            message: string;
+                            /** @description The original's name for `pageToken`: the same token, null on the last page. */
+                            nextPageToken: string | null;
+                            pageToken: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    operatorAuthTokenReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "apiKey": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OperatorAuthTokenResetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Auth token reset successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Auth token reset successfully.",
+                     *         "data": {
+                     *           "apiKey": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA",
+                     *           "newAuthToken": {
+                     *             "token": "at_Vb8nM2kQ5rW9xT3yZ7cD1fG4hJ6kL0pNw2Rt",
+                     *             "name": "Auth token issued 2026-01-01T00:00:00.000Z",
+                     *             "domains": []
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["ResetAuthToken"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    operatorAuthTokensGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "apiKey": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OperatorAuthTokensGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Auth tokens retrieved successfully.` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Auth tokens retrieved successfully.",
+                     *         "data": {
+                     *           "apiKey": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA",
+                     *           "authTokens": [
+                     *             {
+                     *               "token": "at_…x7Qa",
+                     *               "name": "Auth token issued 2026-01-01T00:00:00.000Z",
+                     *               "domains": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["AuthTokens"];
+                            message: string;
+                            /** @constant */
+                            status: "success";
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    workspaceCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    data: components["schemas"]["WorkspaceCreateRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description PERMISSION_DENIED: `Workspace creation over HTTP is disabled; run collabd workspace create.` */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "PERMISSION_DENIED",
+                     *         "message": "Workspace creation over HTTP is disabled; run collabd workspace create."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @constant
+                             */
+                            status: "PERMISSION_DENIED";
+                        };
+                    };
+                };
+            };
+            /** @description Any other failure: a body over the limit, the service shutting down, a bug. */
+            default: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "status": "UNAVAILABLE",
+                     *         "message": "The service is shutting down."
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: {
+                            /** @description The original service's error code, where it shows one (folders delete: `not-found`). */
+                            code?: string;
+                            details?: components["schemas"]["ErrorDetail"][];
+                            /** @description A sentence ending in a period. */
+                            message: string;
+                            /**
+                             * @description Canonical status; it fixes the HTTP status.
+                             * @enum {string}
+                             */
+                            status: "INVALID_ARGUMENT" | "FAILED_PRECONDITION" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "NOT_FOUND" | "RESOURCE_EXHAUSTED" | "INTERNAL" | "UNAVAILABLE";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    operatorWorkspaceGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data": {}
+                 *     }
+                 */
+                "application/json": {
+                    data: components["schemas"]["OperatorWorkspaceGetRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Success: `Workspace retrieved successfully` */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": {
+                     *         "status": "success",
+                     *         "message": "Workspace retrieved successfully",
+                     *         "data": {
+                     *           "id": "ws_Jk2mP9xQ4rT7vW1yZ3bC5dF8",
+                     *           "name": "collabd",
+                     *           "owner": {
+                     *             "email": "",
+                     *             "id": "ws_Jk2mP9xQ4rT7vW1yZ3bC5dF8",
+                     *             "name": "",
+                     *             "avatar": ""
+                     *           },
+                     *           "authToken": "at_…x7Qa",
+                     *           "apiKeyList": {
+                     *             "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA": {
+                     *               "id": "ak_3kTq9ZbV7xNcYw2LmP4rHs8dFg6jB1eA",
+                     *               "apiKeyName": "Owner Test API Key",
+                     *               "type": "testing"
+                     *             }
+                     *           },
+                     *           "apiKeyListComplete": true
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        result: {
+                            data: components["schemas"]["OperatorWorkspace"];
                             message: string;
                             /** @constant */
                             status: "success";
