@@ -6506,13 +6506,26 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "liveStateDataId": "cursor",
+                 *         "data": {
+                 *           "x": 1
+                 *         },
+                 *         "merge": false
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["LiveStateBroadcastRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -6536,9 +6549,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -8777,13 +8790,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada",
+                 *             "status": "online"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["PresenceAddRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8807,9 +8835,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -8856,13 +8884,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "userIds": [
+                 *           "u1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["PresenceDeleteRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8886,9 +8925,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -8935,13 +8974,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada",
+                 *             "status": "online"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["PresenceUpdateRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -8965,9 +9019,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -11368,13 +11422,26 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "liveStateDataId": "cursor",
+                 *         "data": {
+                 *           "x": 1
+                 *         },
+                 *         "merge": false
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["LiveStateBroadcastRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -11398,9 +11465,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -13917,13 +13984,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada",
+                 *             "status": "online"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["PresenceAddRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -13947,9 +14029,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -13996,13 +14078,24 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "userIds": [
+                 *           "u1"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["PresenceDeleteRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -14026,9 +14119,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -14075,13 +14168,28 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "organizationId": "org-1",
+                 *         "documentId": "doc-1",
+                 *         "users": [
+                 *           {
+                 *             "userId": "u1",
+                 *             "name": "Ada",
+                 *             "status": "online"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["PresenceUpdateRequest"];
                 };
             };
         };
         responses: {
-            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` */
+            /** @description FAILED_PRECONDITION: `collabd has no realtime layer; presence and live state are not available.` (INVALID_ARGUMENT: the body is not JSON). */
             400: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];
@@ -14105,9 +14213,9 @@ export interface operations {
                             message: string;
                             /**
                              * @description Canonical status; it fixes the HTTP status.
-                             * @constant
+                             * @enum {string}
                              */
-                            status: "FAILED_PRECONDITION";
+                            status: "FAILED_PRECONDITION" | "INVALID_ARGUMENT";
                         };
                     };
                 };
@@ -16138,13 +16246,22 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "data": {
+                 *         "ownerEmail": "owner@example.com",
+                 *         "name": "Owner",
+                 *         "workspaceName": "Owner workspace"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     data: components["schemas"]["WorkspaceCreateRequest"];
                 };
             };
         };
         responses: {
-            /** @description PERMISSION_DENIED: `Workspace creation over HTTP is disabled; run collabd workspace create.` */
+            /** @description PERMISSION_DENIED: `Workspace creation over HTTP is disabled; run collabd workspace create.` (any JSON body). */
             403: {
                 headers: {
                     "x-request-id": components["headers"]["RequestId"];

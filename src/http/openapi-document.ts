@@ -302,14 +302,19 @@ function refusalPath(schemas: SchemaRegistry, op: RefusedOperation): Json {
             schema: schemas.convert(
               Envelope(schemas.name(target.data, `${pascal(target.operationId)}Request`)),
             ),
+            example: { data: op.example },
           },
         },
       },
       responses: {
         [String(http)]: errorResponse({
           http,
-          statuses: [op.status],
-          description: `${op.status}: \`${op.message}\``,
+          // A body that is not JSON is INVALID_ARGUMENT, as on every path.
+          statuses:
+            http === 400 && op.status !== "INVALID_ARGUMENT" ? [op.status, "INVALID_ARGUMENT"] : [op.status],
+          description:
+            `${op.status}: \`${op.message}\`` +
+            (http === 400 ? " (INVALID_ARGUMENT: the body is not JSON)." : " (any JSON body)."),
           example: { status: op.status, message: op.message },
         }),
         default: errorResponse({

@@ -103,6 +103,8 @@ export interface RefusedOperation {
   readonly description?: string;
   readonly tag: string;
   readonly data: TSchema;
+  /** A request the original documents (`data`), shown in `/openapi.json` with the refusal it gets. */
+  readonly example: unknown;
   readonly status: ErrorStatus;
   readonly message: string;
   /** Set on a v1 path's alias (src/http/aliases.ts): the refusal it repeats. */

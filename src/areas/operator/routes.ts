@@ -183,6 +183,7 @@ export const workspaceCreateRefusal: RefusedOperation = {
     "who creates workspaces with `collabd workspace create` or the operator API's apikey/create " +
     '(docs/compatibility.md "D22").',
   data: CreateWorkspace,
+  example: { ownerEmail: "owner@example.com", name: "Owner", workspaceName: "Owner workspace" },
   status: "PERMISSION_DENIED",
   message: WORKSPACE_CREATE_REFUSAL,
 };

@@ -6,6 +6,7 @@ import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
 import { newAuthToken } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
+import { noteAuthWrite } from "../workspaces/auth-cache.js";
 import { insertNewWorkspace, maskToken, newWorkspace, storeToken } from "../workspaces/service.js";
 import * as workspaces from "../workspaces/store.js";
 import {
@@ -211,6 +212,8 @@ function storedSettings(
 /** `apikey/update`: renames the workspace. */
 export async function updateApiKey(ctx: OperatorCtx, input: { apiKey: string; apiKeyName: string }) {
   const renamed = await ctx.write((trx) => workspaces.renameWorkspace(trx, input.apiKey, input.apiKeyName));
+  // Remembered authentications carry the workspace's name: forget them once the rename is committed.
+  noteAuthWrite();
   if (!renamed) throw notFound(OPERATOR_MESSAGES.apiKeyNotFound);
 }
 
@@ -255,6 +258,9 @@ export async function resetAuthToken(ctx: OperatorCtx, input: { apiKey: string }
     await storeToken(trx, input.apiKey, token, now);
     await workspaces.deleteTokensExcept(trx, input.apiKey, sha256Hex(token));
   });
+  // Again after the commit: a request of this process authenticated with an old token between the
+  // store's note and the commit must not stay remembered (the writer's own commit moves no data_version).
+  noteAuthWrite();
   const domains = await domainsOf(ctx.reader, input.apiKey);
   return { apiKey: input.apiKey, newAuthToken: { token, name: tokenName(now), domains } };
 }

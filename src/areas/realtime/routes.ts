@@ -40,6 +40,7 @@ const refusal = (
   operationId: string,
   summary: string,
   data: RefusedOperation["data"],
+  example: unknown,
 ): RefusedOperation => ({
   path,
   operationId,
@@ -49,13 +50,37 @@ const refusal = (
     "Always FAILED_PRECONDITION: collabd has no realtime layer, so presence and live state are not " +
     'available (docs/compatibility.md "D23").',
   data,
+  example,
   status: "FAILED_PRECONDITION",
   message: REALTIME_REFUSAL,
 });
 
+const DOCUMENT = { organizationId: "org-1", documentId: "doc-1" };
+const USERS = { ...DOCUMENT, users: [{ userId: "u1", name: "Ada", status: "online" }] };
+
 export const realtimeRefusals: readonly RefusedOperation[] = [
-  refusal("/v2/presence/add", "presenceAdd", "Add users to a document's presence", PresenceUsers),
-  refusal("/v2/presence/update", "presenceUpdate", "Update users in a document's presence", PresenceUsers),
-  refusal("/v2/presence/delete", "presenceDelete", "Remove users from a document's presence", PresenceDelete),
-  refusal("/v2/livestate/broadcast", "liveStateBroadcast", "Broadcast live state", Broadcast),
+  refusal("/v2/presence/add", "presenceAdd", "Add users to a document's presence", PresenceUsers, USERS),
+  refusal(
+    "/v2/presence/update",
+    "presenceUpdate",
+    "Update users in a document's presence",
+    PresenceUsers,
+    USERS,
+  ),
+  refusal(
+    "/v2/presence/delete",
+    "presenceDelete",
+    "Remove users from a document's presence",
+    PresenceDelete,
+    {
+      ...DOCUMENT,
+      userIds: ["u1"],
+    },
+  ),
+  refusal("/v2/livestate/broadcast", "liveStateBroadcast", "Broadcast live state", Broadcast, {
+    ...DOCUMENT,
+    liveStateDataId: "cursor",
+    data: { x: 1 },
+    merge: false,
+  }),
 ];
