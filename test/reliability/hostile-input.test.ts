@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, expect, it } from "vitest";
 import { MESSAGES as NOTIFICATION_SERVICE } from "../../src/areas/notification-service/service.js";
+import { createOperatorToken, type OperatorCredentials } from "../../src/areas/operator/service.js";
 import { ACTIVITY_MESSAGES } from "../../src/areas/workspace-config/service.js";
 import { forEachDialect, type Response } from "../support/server.js";
 import { bodyValue, type Seeds, toText } from "./support/arbitraries.js";
@@ -71,12 +72,22 @@ forEachDialect(
     let operations: DocumentedOperation[] = [];
     let seeds: Seeds;
 
+    let operator: OperatorCredentials;
+    const credentialsOf = new Map<string, DocumentedOperation["credentials"]>();
+    /** With the credentials the operation takes: a workspace's, or the operator's (docs/contract.md "Operator API"). */
     const send = (path: string, text: string, contentType = "application/json") =>
       server().raw(path, {
         headers: {
           "content-type": contentType,
-          "x-svc-api-key": server().creds.apiKey,
-          "x-svc-auth-token": server().creds.authToken,
+          ...(credentialsOf.get(path) === "operator"
+            ? {
+                "x-svc-workspace-id": operator.workspaceId,
+                "x-svc-workspace-auth-token": operator.workspaceAuthToken,
+              }
+            : {
+                "x-svc-api-key": server().creds.apiKey,
+                "x-svc-auth-token": server().creds.authToken,
+              }),
         },
         body: text,
       });
@@ -84,6 +95,8 @@ forEachDialect(
     beforeAll(async () => {
       // A v1 alias is its v2 operation under another path (same validator, same verb): fuzzed once.
       operations = (await documentedOperations(server().url)).filter((op) => op.aliasOf === undefined);
+      for (const op of operations) credentialsOf.set(op.path, op.credentials);
+      operator = await createOperatorToken(server().services.database.db, server().clock);
       const call = (path: string, data: unknown) => server().call(path, data);
       seeds = seedsFor(await seedWorkspace(call, "fuzz-marker", "http://127.0.0.1:9"));
     });

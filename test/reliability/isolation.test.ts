@@ -524,6 +524,7 @@ forEachDialect(
           data: { organizationId: org, folderId: "f-new" },
           expect: "notFound",
         },
+        ...operatorCases(a.apiKey),
       ];
       const outcome = await checkTenantIsolation(server(), a, b, MARKER, withV1Paths(cases));
       expect(outcome.failures).toEqual([]);
@@ -590,6 +591,36 @@ function workspaceConfigCases(b: Credentials): IsolationCase[] {
       expect: "ownWrite",
     },
     { path: "/v1/auth/token/get", data: { ...b, userId: S.userId }, expect: "ownWrite" },
+  ];
+}
+
+/**
+ * The operator API (docs/contract.md "Operator API") is no tenant's: B's API key and token open
+ * none of it, whatever A's key it names, and the paths served only to refuse refuse B alike.
+ */
+function operatorCases(apiKeyOfA: string): IsolationCase[] {
+  const P = "/v2/workspace";
+  return [
+    { path: `${P}/get`, data: {}, expect: "refused" },
+    { path: `${P}/apikeys/get`, data: { apiKeys: [apiKeyOfA] }, expect: "refused" },
+    { path: `${P}/apikey/create`, data: { ownerEmail: "b@example.com", type: "testing" }, expect: "refused" },
+    { path: `${P}/apikey/update`, data: { apiKey: apiKeyOfA, apiKeyName: "B" }, expect: "refused" },
+    { path: `${P}/authtokens/get`, data: { apiKey: apiKeyOfA }, expect: "refused" },
+    { path: `${P}/authtoken/reset`, data: { apiKey: apiKeyOfA }, expect: "refused" },
+    { path: `${P}/create`, data: { ownerEmail: "b@example.com" }, expect: "refused" },
+    ...["v1", "v2"].flatMap((v): IsolationCase[] => {
+      const doc = { organizationId: S.organizationId, documentId: S.documentId };
+      return [
+        { path: `/${v}/presence/add`, data: { ...doc, users: [{ userId: S.userId }] }, expect: "refused" },
+        { path: `/${v}/presence/update`, data: { ...doc, users: [{ userId: S.userId }] }, expect: "refused" },
+        { path: `/${v}/presence/delete`, data: { ...doc, userIds: [S.userId] }, expect: "refused" },
+        {
+          path: `/${v}/livestate/broadcast`,
+          data: { ...doc, liveStateDataId: "x", data: {} },
+          expect: "refused",
+        },
+      ];
+    }),
   ];
 }
 

@@ -49,11 +49,13 @@ export class ContractChecker {
     const route = path.split("?")[0] ?? "";
     const operation = this.doc.paths[route]?.post;
     if (operation && method === "POST") {
-      const response = operation.responses[String(status)];
+      // `default`: what a path served only to refuse may answer besides its refusal (openapi-document.ts).
+      const documented = operation.responses[String(status)] ? String(status) : "default";
+      const response = operation.responses[documented];
       if (!response) return null;
       if (response.$ref) return this.pointerOf(response);
       const escaped = route.replaceAll("~", "~0").replaceAll("/", "~1");
-      return `/paths/${escaped}/post/responses/${status}/content/application~1json/schema`;
+      return `/paths/${escaped}/post/responses/${documented}/content/application~1json/schema`;
     }
     // Routes outside the document answer errors in the same shape: 404 unknown route, 405 wrong method.
     if (status === 404) return this.pointerOf({ $ref: "#/components/responses/NotFound" });

@@ -12,7 +12,9 @@ import { snapshot } from "./snapshot.js";
  * - `ownWriteAgain`: the same write of B's own once more (a v1 alias after its v2 path): a
  *   success, whose items may fail on B's own rows (`already exists`), never on A's;
  * - `ownWrite`: a success that wrote B's own row (A's same id neither blocks nor changes it);
- * - `badPageToken`: A's page token is INVALID_ARGUMENT for B.
+ * - `badPageToken`: A's page token is INVALID_ARGUMENT for B;
+ * - `refused`: a 4xx error other than NOT_FOUND (the operator API refuses a workspace's
+ *   credentials; a path served only to refuse refuses everyone).
  */
 export type Isolated =
   | "notFound"
@@ -22,7 +24,8 @@ export type Isolated =
   | "nothingDeleted"
   | "ownWrite"
   | "ownWriteAgain"
-  | "badPageToken";
+  | "badPageToken"
+  | "refused";
 
 export interface IsolationCase {
   readonly path: string;
@@ -83,6 +86,10 @@ function mismatch(expected: Isolated, res: Response): string | null {
   switch (expected) {
     case "notFound":
       return res.status === 404 && res.body?.error?.status === "NOT_FOUND" ? null : "got something else";
+    case "refused":
+      return res.status >= 400 && res.status < 500 && res.status !== 404 && res.body?.error?.status
+        ? null
+        : "not refused";
     case "badPageToken":
       return res.status === 400 && res.body?.error?.message === "Invalid page token."
         ? null

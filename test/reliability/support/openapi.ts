@@ -28,6 +28,11 @@ export interface DocumentedOperation {
   readonly aliasOf?: string;
   /** The body may be left out (`requestBody.required: false`): no body and `{}` are valid. */
   readonly bodyOptional?: boolean;
+  /**
+   * The credentials it takes: a workspace's (the document's default), the operator's
+   * (docs/contract.md "Operator API"), or none (a path served only to refuse).
+   */
+  readonly credentials: "workspace" | "operator" | "none";
 }
 
 /**
@@ -43,6 +48,7 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
       {
         post?: {
           "x-alias-of"?: string;
+          security?: readonly Record<string, unknown>[];
           requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
         };
       }
@@ -57,9 +63,13 @@ export async function documentedOperations(baseUrl: string): Promise<DocumentedO
     if (!data) throw new Error(`${path}: no documented request body with a data object`);
     const aliasOf = item.post?.["x-alias-of"];
     const bodyOptional = item.post?.requestBody?.required === false;
+    const security = item.post?.security;
+    const credentials =
+      security === undefined ? "workspace" : security.some((s) => "workspaceId" in s) ? "operator" : "none";
     operations.push({
       path,
       data,
+      credentials,
       ...(aliasOf ? { aliasOf } : {}),
       ...(bodyOptional ? { bodyOptional } : {}),
     });
