@@ -4578,15 +4578,15 @@ export interface components {
                 tagTemplateId?: string;
                 type?: "default" | "sendgrid";
             };
-            /** @description Stored only. */
+            /** @description Set in the workspace's API key configuration (apikeyconfig get). */
             enablePrivateComments?: boolean;
-            /** @description The workspace's contact; a valid e-mail address. */
+            /** @description The workspace's contact (apikeyconfig get's `ownerEmail`); a valid e-mail address. */
             ownerEmail: string;
             /** @description Stored and returned to no one: collabd has no regions. Production keys only. */
             persistenceDBRegion?: string;
             /** @description Stored and returned to no one: collabd has no regions. Production keys only. */
             realtimeDBRegion?: string;
-            /** @description Stored only. */
+            /** @description Set in the workspace's API key configuration (stored only there). */
             requireAutoOrgUser?: boolean;
             /** @description Stored only. */
             setDefaultEmailTriggers?: boolean;

@@ -127,6 +127,8 @@ forEachDialect("operator API", (server) => {
       type: "production",
       persistenceDBRegion: "eu-west",
       createAuthToken: true,
+      enablePrivateComments: false,
+      requireAutoOrgUser: true,
       allowedDomains: ["app.example.com"],
       webhookServiceConfig: { authToken: "never-stored", rawNotificationUrl: "https://example.com/raw" },
     });
@@ -136,6 +138,12 @@ forEachDialect("operator API", (server) => {
     expect(apiKey).toMatch(/^ak_/);
     expect(authToken).toMatch(/^at_/);
     expect((await tenant(s, { apiKey, authToken })).status).toBe(200);
+    const config = await s.call("/v2/workspace/apikeyconfig/get", {}, { creds: { apiKey, authToken } });
+    expect(config.body.result.data).toMatchObject({
+      ownerEmail: "ada@example.com",
+      isPrivateCommentsEnabled: false,
+      requireAutoOrgUser: true,
+    });
 
     const listed = await call("/v2/workspace/apikeys/get", { apiKeys: [apiKey, s.creds.apiKey] });
     expect(listed.body.result.data).toEqual(

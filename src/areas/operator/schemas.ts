@@ -114,7 +114,10 @@ const WebhookServiceConfig = Closed(
 
 const createFields = {
   ownerEmail: Type.Optional(
-    Type.String({ maxLength: 320, description: "The workspace's contact; a valid e-mail address." }),
+    Type.String({
+      maxLength: 320,
+      description: "The workspace's contact (apikeyconfig get's `ownerEmail`); a valid e-mail address.",
+    }),
   ),
   type: Type.Union([Type.Literal("testing"), Type.Literal("production")], { description: "Stored only." }),
   persistenceDBRegion: Type.Optional(Region),
@@ -137,8 +140,12 @@ const createFields = {
   useNotificationService: Type.Optional(Type.Boolean({ description: "Stored only." })),
   setDefaultNotificationTriggers: Type.Optional(Type.Boolean({ description: "Stored only." })),
   setDefaultEmailTriggers: Type.Optional(Type.Boolean({ description: "Stored only." })),
-  requireAutoOrgUser: Type.Optional(Type.Boolean({ description: "Stored only." })),
-  enablePrivateComments: Type.Optional(Type.Boolean({ description: "Stored only." })),
+  requireAutoOrgUser: Type.Optional(
+    Type.Boolean({ description: "Set in the workspace's API key configuration (stored only there)." }),
+  ),
+  enablePrivateComments: Type.Optional(
+    Type.Boolean({ description: "Set in the workspace's API key configuration (apikeyconfig get)." }),
+  ),
   emailServiceConfig: Type.Optional(EmailServiceConfig),
   webhookServiceConfig: Type.Optional(WebhookServiceConfig),
 };

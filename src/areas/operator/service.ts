@@ -6,6 +6,7 @@ import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
 import { newAuthToken } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
+import { mergeApiKeySettings } from "../workspace-config/service.js";
 import { noteAuthWrite } from "../workspaces/auth-cache.js";
 import { insertNewWorkspace, maskToken, newWorkspace, storeToken } from "../workspaces/service.js";
 import * as workspaces from "../workspaces/store.js";
@@ -142,8 +143,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * `apikey/create`: a new collabd workspace (features on, as `collabd workspace create`), its
- * profile (owner, type, regions, the service settings sent: stored only), and with
- * `createAuthToken` its first token. At most COLLABD_OPERATOR_WORKSPACES_MAX per operator credential.
+ * profile (owner, type, regions, the service settings sent: stored only), its API key
+ * configuration (owner e-mail, enablePrivateComments, requireAutoOrgUser: what apikeyconfig get
+ * shows), and with `createAuthToken` its first token. At most COLLABD_OPERATOR_WORKSPACES_MAX per operator credential.
  */
 export async function createApiKey(ctx: OperatorCtx, input: CreateApiKeyInput) {
   const { ownerEmail, type, createAuthToken, apiKeyName, ...rest } = input;
@@ -182,6 +184,19 @@ export async function createApiKey(ctx: OperatorCtx, input: CreateApiKeyInput) {
     }
     await insertNewWorkspace(trx, workspace, token);
     await store.insertProfile(trx, profile);
+    // What apikeyconfig get shows: the owner, and the two settings the API key configuration has.
+    await mergeApiKeySettings(
+      trx,
+      workspace.id,
+      {
+        ownerEmail,
+        ...(rest.enablePrivateComments !== undefined
+          ? { enablePrivateComments: rest.enablePrivateComments }
+          : {}),
+        ...(rest.requireAutoOrgUser !== undefined ? { requireAutoOrgUser: rest.requireAutoOrgUser } : {}),
+      },
+      workspace.createdAt,
+    );
   });
   return { apiKey: workspace.id, ...(token ? { authToken: token } : {}) };
 }

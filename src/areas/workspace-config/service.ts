@@ -1,5 +1,5 @@
 import type { Ctx } from "../../context.js";
-import type { Readable } from "../../db/handles.js";
+import type { Readable, WriteTx } from "../../db/handles.js";
 import { ApiError, invalidArgument } from "../../errors.js";
 import { createJob } from "../../jobs/store.js";
 import { checkQuotas } from "../../quotas/check.js";
@@ -112,7 +112,7 @@ export const APIKEY_MESSAGES = {
 } as const;
 
 /** What is stored: only what was ever set. */
-interface Stored {
+export interface Stored {
   enablePrivateComments?: boolean;
   requireJwtToken?: boolean;
   requireAutoOrgUser?: boolean;
@@ -152,12 +152,24 @@ export async function requirePrivateComments(
 
 /** The workspace's contact as apikeyconfig get shows it (CLI `workspace update --owner-email`). */
 export async function setOwnerEmail(ctx: Ctx, email: string): Promise<void> {
-  await ctx.write(async (trx) => {
-    const now = ctx.clock.now();
-    const before = parsed((await lockConfigs(trx, ctx.workspace.id, now)).apikey);
-    const text = JSON.stringify({ ...before, ownerEmail: email });
-    await writeConfig(trx, ctx.workspace.id, "apikey_config", text, now);
-  });
+  await ctx.write((trx) =>
+    mergeApiKeySettings(trx, ctx.workspace.id, { ownerEmail: email }, ctx.clock.now()),
+  );
+}
+
+/**
+ * Merges settings of the API key configuration inside the caller's transaction: the CLI's owner
+ * e-mail, and what the operator API's apikey/create sets on the workspace it makes
+ * (docs/contract.md "Operator API").
+ */
+export async function mergeApiKeySettings(
+  trx: WriteTx,
+  workspaceId: string,
+  patch: Stored,
+  now: number,
+): Promise<void> {
+  const before = parsed((await lockConfigs(trx, workspaceId, now)).apikey);
+  await writeConfig(trx, workspaceId, "apikey_config", JSON.stringify({ ...before, ...patch }), now);
 }
 
 /** The workspace's contact, or null when none was set. */
