@@ -4,6 +4,7 @@ import type { Outcome } from "../http/operation.js";
 import type { JobSignal } from "../lib/job-signal.js";
 import { checkGrowth, markUsage } from "../quotas/check.js";
 import { type IdempotentRequest, inProgress } from "./keys.js";
+import { sealAnswer } from "./sealed-answers.js";
 
 /**
  * Runs a keyed request (docs/decisions.md "Idempotency-Key") so that its writes, its key
@@ -83,7 +84,10 @@ class KeyedWrites {
         const outcome = await this.answer.promise;
         await trx
           .updateTable("idempotency_keys")
-          .set({ status_code: this.statusCode, answer: JSON.stringify(outcome) })
+          .set({
+            status_code: this.statusCode,
+            answer: sealAnswer(this.base.keys.atRest, this.base.workspace.id, this.request.key, outcome),
+          })
           .where("workspace_id", "=", this.base.workspace.id)
           .where("key", "=", this.request.key)
           .execute();

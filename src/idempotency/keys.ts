@@ -3,6 +3,7 @@ import type { Ctx } from "../context.js";
 import type { Readable } from "../db/handles.js";
 import { ApiError, invalidArgument, unavailable } from "../errors.js";
 import type { Outcome } from "../http/operation.js";
+import { openAnswer } from "./sealed-answers.js";
 
 /**
  * `Idempotency-Key` on writes (README "Retries", docs/decisions.md): the request's writes, its
@@ -56,7 +57,7 @@ export interface StoredAnswer {
  */
 export async function priorAnswer(
   reader: Readable,
-  ctx: Pick<Ctx, "workspace" | "clock">,
+  ctx: Pick<Ctx, "workspace" | "clock" | "keys">,
   request: IdempotentRequest,
   inProgressMs: number,
 ): Promise<StoredAnswer | null> {
@@ -69,7 +70,8 @@ export async function priorAnswer(
   if (row === undefined) return null;
   if (row.fingerprint !== request.fingerprint) throw keyReused();
   if (row.answer !== null && row.status_code !== null) {
-    return { statusCode: Number(row.status_code), outcome: JSON.parse(row.answer) as Outcome };
+    const answer = openAnswer(ctx.keys.atRest, ctx.workspace.id, request.key, row.answer);
+    return { statusCode: Number(row.status_code), outcome: JSON.parse(answer) as Outcome };
   }
   if (ctx.clock.now() - Number(row.created_at) < inProgressMs) throw inProgress();
   throw new ApiError(

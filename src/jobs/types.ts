@@ -17,6 +17,8 @@ export interface TaskScope {
   /** The task's subject as its job type wrote it (JSON). */
   readonly subject: unknown;
   readonly now: number;
+  /** The key of sealed values (Keys.atRest), for tasks that rewrite them (stored Idempotency-Key answers). */
+  readonly atRest: Buffer;
 }
 
 /**

@@ -102,7 +102,13 @@ export class JobWorker {
           await finishJob(trx, job, now);
           return false;
         }
-        const scope = { workspaceId: job.workspaceId, jobId: job.id, subject: task.subject, now };
+        const scope = {
+          workspaceId: job.workspaceId,
+          jobId: job.id,
+          subject: task.subject,
+          now,
+          atRest: this.services.keys.atRest,
+        };
         // A type this version does not know has nothing left to do here.
         const result = type
           ? await type.runBatch(trx, task.kind, scope, task.cursor, batch)

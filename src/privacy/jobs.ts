@@ -63,6 +63,7 @@ export const erasureJob: JobType = {
         pseudonym: pseudonymFor(scope.jobId, subject.userId),
         typed: subject.typed ?? [],
         now: scope.now,
+        atRest: scope.atRest,
       },
       after,
       batch,

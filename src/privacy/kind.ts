@@ -18,6 +18,8 @@ export interface ErasureScope {
    */
   readonly typed: readonly string[];
   readonly now: number;
+  /** The key of sealed values (Keys.atRest): stored Idempotency-Key answers are sealed. */
+  readonly atRest: Buffer;
 }
 
 export interface ExportScope {

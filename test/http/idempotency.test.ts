@@ -55,6 +55,25 @@ forEachDialect("Idempotency-Key", (server) => {
     expect(await stored(s, "org-retry")).toBe(2);
   });
 
+  it("stores answers sealed: a rotated signing secret is in no stored row in plain text, and the retry answers it", async () => {
+    const s = server();
+    const first = await keyed(s, "rotate-1", { graceSeconds: 60 }, "/v2/workspace/webhooks/secret/rotate");
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const secret: string = first.body.result.data.signingSecret;
+    expect(secret).toMatch(/^whsec_/);
+    const rows = await s.services.database.reader
+      .selectFrom("idempotency_keys")
+      .select("answer")
+      .where("key", "=", "rotate-1")
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.answer).not.toContain(secret);
+    expect(rows[0]!.answer).not.toContain(secret.slice("whsec_".length));
+    const again = await keyed(s, "rotate-1", { graceSeconds: 60 }, "/v2/workspace/webhooks/secret/rotate");
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body).toEqual(first.body);
+  });
+
   it("refuses the key with another body or operation, writing nothing", async () => {
     const s = server();
     expect((await keyed(s, "reused", notification("org-reused"))).status).toBe(200);
