@@ -475,6 +475,30 @@ export interface NotificationBatchRow {
   events: number;
 }
 
+/** One CRDT store (migration 0024): the Yjs state of one editor of one document. */
+export interface CrdtDocumentRow {
+  workspace_id: string;
+  organization_id: string;
+  document_id: string;
+  editor_id: string;
+  /** Stable id of the store: its webhook events' record id, and the seed of collabd's Yjs client id. */
+  id: string;
+  /** `text`, `map`, `array` or `xml`. */
+  type: string;
+  content_key: string;
+  /** The Yjs state (a v1 update), base64. */
+  state: string;
+  /** Bumped by every write: an update computed outside the transaction checks it. */
+  version: number;
+  last_updated_by: string | null;
+  session_id: string | null;
+  created_at: number;
+  last_updated: number;
+  /** The `crdt.update_data` event waiting to be sent, and when it is due; null once none waits. */
+  event_id: string | null;
+  event_due: number | null;
+}
+
 export interface Tables {
   workspaces: WorkspaceRow;
   auth_tokens: AuthTokenRow;
@@ -512,4 +536,5 @@ export interface Tables {
   workspace_configs: WorkspaceConfigRow;
   operator_credentials: OperatorCredentialRow;
   api_key_profiles: ApiKeyProfileRow;
+  crdt_documents: CrdtDocumentRow;
 }

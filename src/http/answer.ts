@@ -27,11 +27,12 @@ export function optionalBody(bodyOptional: boolean | undefined, config: Record<s
 /**
  * Serializes the success envelope; `rawData` is spliced in as already-serialized JSON.
  * `withNextPageToken` (the operation's flag, docs/compatibility.md "Policy") repeats `pageToken` under the
- * original's name, null on the last page.
+ * original's name, null on the last page. `withoutData` (the operation's flag) leaves `data` out.
  */
-export function render(outcome: Outcome, withNextPageToken = false): string {
-  const head = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)},"data":`;
-  const data = outcome.rawData ?? JSON.stringify(outcome.data ?? null);
+export function render(outcome: Outcome, withNextPageToken = false, withoutData = false): string {
+  const message = `{"result":{"status":"success","message":${JSON.stringify(outcome.message)}`;
+  const head = withoutData ? message : `${message},"data":`;
+  const data = withoutData ? "" : (outcome.rawData ?? JSON.stringify(outcome.data ?? null));
   const next = withNextPageToken ? `,"nextPageToken":${JSON.stringify(outcome.pageToken || null)}` : "";
   const extras = outcome.resultExtras ? JSON.stringify(outcome.resultExtras).slice(1, -1) : "";
   const tail =

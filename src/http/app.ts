@@ -327,7 +327,7 @@ function registerOperation(
       return reply
         .code(answered.statusCode)
         .type(JSON_TYPE)
-        .send(render(outcome, op.nextPageToken === true));
+        .send(render(outcome, op.nextPageToken === true, op.withoutData === true));
     },
   );
 }

@@ -63,6 +63,13 @@ const ERROR_RESPONSES: readonly {
     example: { status: "NOT_FOUND", message: "Organization not found." },
   },
   {
+    name: "Conflict",
+    http: 409,
+    statuses: ["ALREADY_EXISTS"],
+    description: "ALREADY_EXISTS: what the request creates exists already (a CRDT store of the editorId).",
+    example: { status: "ALREADY_EXISTS", message: "CRDT data already exists for this editor ID." },
+  },
+  {
     name: "PayloadTooLarge",
     http: 413,
     statuses: ["RESOURCE_EXHAUSTED"],
@@ -119,6 +126,7 @@ const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
     "Authenticated by `x-svc-workspace-id` and `x-svc-workspace-auth-token` (`collabd operator create-token`), " +
     "never by an API key.",
   "Presence and live state": "Not available: collabd has no realtime layer; every request is refused.",
+  CRDT: "The server-side Yjs state of collaborative editors, read as JSON or as a Yjs update.",
 };
 
 /** The operator API's credentials (docs/contract.md "Operator API"), instead of a workspace's. */
@@ -155,6 +163,7 @@ export function openApiDocument(
         nextPageToken: op.nextPageToken ?? false,
         ...(op.topLevel ? { topLevel: op.topLevel } : {}),
         ...(op.resultExtras ? { resultExtras: op.resultExtras } : {}),
+        withoutData: op.withoutData === true,
       }),
     );
     const { example } = op;
@@ -186,7 +195,7 @@ export function openApiDocument(
                   result: {
                     status: "success",
                     message: example.message,
-                    data: example.result,
+                    ...(op.withoutData ? {} : { data: example.result }),
                     ...(op.list ? { pageToken: example.pageToken ?? "" } : {}),
                     ...(op.nextPageToken ? { nextPageToken: example.pageToken || null } : {}),
                     ...example.resultExtras,

@@ -56,6 +56,11 @@ export interface Operation<D extends TSchema = TSchema> {
   /** Lists that also answer `result.nextPageToken` (docs/compatibility.md "Policy"), the original's name. */
   readonly nextPageToken?: boolean;
   /**
+   * The answer's `result` has no `data` key at all (CRDT add and update, as the original
+   * answers them: docs/compatibility.md "CRDT"); `result` schema and example then have none.
+   */
+  readonly withoutData?: boolean;
+  /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
    * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
    */

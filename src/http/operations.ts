@@ -2,6 +2,7 @@ import { accessOperations } from "../areas/access/routes.js";
 import { activityOperations } from "../areas/activities/routes.js";
 import { advancedWebhookOperations } from "../areas/advanced-webhooks/routes.js";
 import { commentOperations } from "../areas/comments/routes.js";
+import { crdtOperations } from "../areas/crdt/routes.js";
 import { documentOperations } from "../areas/documents/routes.js";
 import { folderOperations } from "../areas/folders/routes.js";
 import { mightBeSwept, refuseWhileSwept, sweepLocks } from "../areas/hierarchy/tombstones.js";
@@ -128,6 +129,7 @@ export const allOperations: readonly Operation[] = [
   ...userDataOperations,
   ...workspaceConfigOperations,
   ...userTokenOperations,
+  ...crdtOperations,
 ].map(guarded);
 
 /**

@@ -150,6 +150,8 @@ export const Success = <T extends TSchema>(
     nextPageToken?: boolean;
     topLevel?: Readonly<Record<string, TSchema>>;
     resultExtras?: Readonly<Record<string, TSchema>>;
+    /** The answer has no `data` key (Operation.withoutData). */
+    withoutData?: boolean;
   } = {},
 ) =>
   Closed({
@@ -157,7 +159,7 @@ export const Success = <T extends TSchema>(
     result: Closed({
       status: Type.Literal("success"),
       message: Type.String(),
-      data,
+      ...(options.withoutData ? {} : { data }),
       ...(options.list ? { pageToken: Type.String() } : {}),
       ...(options.nextPageToken
         ? {

@@ -2,6 +2,7 @@ import type { PersonalDataKind } from "./kind.js";
 import { activities } from "./kinds/activities.js";
 import { comments, reactions } from "./kinds/comments.js";
 import { commentMentions, documentMetadata, organizationMetadata } from "./kinds/copies.js";
+import { crdtStores } from "./kinds/crdt.js";
 import { grants } from "./kinds/grants.js";
 import { idempotencyAnswers } from "./kinds/idempotency.js";
 import { notificationConfigs } from "./kinds/notification-configs.js";
@@ -32,6 +33,7 @@ export const PERSONAL_DATA_KINDS: readonly PersonalDataKind[] = [
   notifications,
   recordings,
   activities,
+  crdtStores,
   webhookEndpoints,
   idempotencyAnswers,
   // Last: whatever event still names the user once the records above are done.

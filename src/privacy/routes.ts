@@ -37,6 +37,7 @@ export const userDataOperations = [
         grants: [],
         notificationConfigs: [{ config: { inbox: "MINE", email: "NONE" }, updatedAt: 1767225600000 }],
         userGroups: [],
+        crdtStores: [],
       },
       pageToken: "",
       resultExtras: { nextPageToken: null },
@@ -72,11 +73,11 @@ export const userDataOperations = [
     example: {
       data: { userIds: ["u4"], organizationIds: ["org-1"] },
       message: INITIATED,
-      result: { jobId: "job-1", tasksCount: 15 },
+      result: { jobId: "job-1", tasksCount: 16 },
       topLevel: {
         status: "success",
         message: INITIATED,
-        data: { jobId: "job-1", tasksCount: 15 },
+        data: { jobId: "job-1", tasksCount: 16 },
         statusCode: 202,
       },
     },

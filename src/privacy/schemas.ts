@@ -25,6 +25,7 @@ export const UserData = named(
       grants: Records("Access grants to the user (extra)."),
       notificationConfigs: Records("The user's notification preferences (extra)."),
       userGroups: Records("The user groups the user is a member of (extra)."),
+      crdtStores: Records("CRDT stores the user changed last, without their content (extra)."),
     },
     "Up to 100 records per key and page; `[]` when none (or when the organization or user is unknown).",
   ),

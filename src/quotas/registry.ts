@@ -85,6 +85,11 @@ export const TABLE_USAGE: { readonly [T in keyof Tables]: TableUsage } = {
     migration: "0022_groups_notification_service",
     shares: { records: "1" },
   },
+  crdt_documents: {
+    by: "triggers",
+    migration: "0024_crdt",
+    shares: { records: "1", bytes: "octet_length(state)" },
+  },
   notification_recipients: {
     exempt:
       "inbox rows of a counted notification, at most one per user of its organization (users are counted)",

@@ -11,6 +11,7 @@ const KINDS = {
   recording: { table: "recordings", webhookContent: true },
   comment: { table: "comment_annotations", webhookContent: true },
   notification: { table: "notifications", webhookContent: false },
+  crdt: { table: "crdt_documents", webhookContent: true },
 } as const satisfies Record<string, { table: keyof Tables; webhookContent: boolean }>;
 
 export type RecordKind = keyof typeof KINDS;
@@ -42,7 +43,7 @@ export async function recordsChanged(
     await eraseRecordDeliveries(trx, {
       workspaceId: change.workspaceId,
       organizationId: change.organizationId,
-      kind: change.kind as "activity" | "recording" | "comment",
+      kind: change.kind as "activity" | "recording" | "comment" | "crdt",
       recordIds: change.recordIds,
       now: change.now,
     });

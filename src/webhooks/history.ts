@@ -26,7 +26,7 @@ export async function eraseRecordDeliveries(
   target: {
     readonly workspaceId: string;
     readonly organizationId: string;
-    readonly kind: "activity" | "recording" | "comment";
+    readonly kind: "activity" | "recording" | "comment" | "crdt";
     readonly recordIds: readonly string[];
     readonly now: number;
   },

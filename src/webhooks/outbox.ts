@@ -27,13 +27,15 @@ outboxSignal.setMaxListeners(0);
  * in the caller's transaction, so an acknowledged change never loses its webhook and a
  * rolled-back one never sends it. The URLs get events whose trigger is `true` while the
  * service is on; endpoints get what their `filterTypes` and `channels` let through.
+ * Answers the ids of the events written (none when nothing takes them).
  */
 export async function emitEvents(
   trx: Kysely<Tables>,
   ctx: Ctx,
   events: readonly OutboxEvent[],
-): Promise<void> {
-  if (events.length === 0) return;
+  options: EmitOptions = {},
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const config = await trx
     .selectFrom("webhook_configs")
     .select(["enabled", "raw_url", "processed_url", "triggers", "payload_format"])
@@ -42,10 +44,10 @@ export async function emitEvents(
   const basic = config?.enabled === 1 && (config.raw_url !== null || config.processed_url !== null);
   // Advanced webhook endpoints (docs/webhooks.md "Advanced webhooks") take events whatever the triggers say.
   const endpoints = await liveEndpoints(trx, ctx.workspace.id);
-  if (!basic && endpoints.length === 0) return;
+  if (!basic && endpoints.length === 0) return [];
   const triggers = basic ? (JSON.parse(config.triggers) as Record<string, unknown>) : {};
   const now = ctx.clock.now();
-  const due = now + (ctx.config.webhookRetrySchedule[0] ?? 0);
+  const due = now + (options.delayMs ?? 0) + (ctx.config.webhookRetrySchedule[0] ?? 0);
   const eventRows: WebhookEventRow[] = [];
   const deliveryRows: WebhookDeliveryRow[] = [];
   for (const event of events) {
@@ -109,8 +111,14 @@ export async function emitEvents(
       });
     }
   }
-  if (deliveryRows.length === 0) return;
+  if (deliveryRows.length === 0) return [];
   await insertOutbox(trx, eventRows, deliveryRows);
+  return eventRows.map((row) => row.id);
+}
+
+export interface EmitOptions {
+  /** The first attempt waits this much longer (a debounced event: src/areas/crdt/events.ts). */
+  readonly delayMs?: number;
 }
 
 /** Writes events and their deliveries, then wakes the workers once `trx` commits. */

@@ -27,7 +27,20 @@ export type OutboxEvent =
       /** The public recording annotation (docs/contract.md "Recordings"), object or JSON text. */
       readonly record: string | Json;
     }
-  | ({ readonly type: "comment" } & CommentEventFields);
+  | ({ readonly type: "comment" } & CommentEventFields)
+  | {
+      readonly type: "crdt";
+      readonly event: "crdt.update_data";
+      readonly organizationId: string;
+      readonly documentId: string;
+      readonly timestamp: number;
+      /** `{userId}` of the change's user, when the request named one. */
+      readonly actionUser?: unknown;
+      /** The store's id (migration 0024): what deleting it erases. */
+      readonly storeId: string;
+      /** `{id (editorId), data, lastUpdatedBy, sessionId, lastUpdate}` (docs/webhooks.md "Payloads"). */
+      readonly crdtData: Json;
+    };
 
 export interface Payloads {
   readonly organizationId: string;
@@ -64,7 +77,11 @@ export const recordingEvent = (row: {
  * The trigger keys the original names by a word (docs/webhooks.md "Payloads"): `actionType` carries the word,
  * `event` the key. Any other key is its own `actionType`.
  */
-export const ACTION_WORDS: Readonly<Record<string, string>> = { ...COMMENT_ACTIONS, "recorder.done": "done" };
+export const ACTION_WORDS: Readonly<Record<string, string>> = {
+  ...COMMENT_ACTIONS,
+  "recorder.done": "done",
+  "crdt.update_data": "updateData",
+};
 
 export const actionTypeOf = (event: string): string => ACTION_WORDS[event] ?? event;
 
@@ -136,7 +153,7 @@ export function advancedPayload(basic: Json): Json {
   const dot = key.indexOf(".");
   return {
     event,
-    actionType: dot === -1 ? key : key.slice(dot + 1),
+    actionType: ADVANCED_ACTIONS[key] ?? (dot === -1 ? key : key.slice(dot + 1)),
     source: notificationSource,
     data,
     platform,
@@ -144,6 +161,9 @@ export function advancedPayload(basic: Json): Json {
     ...(usersDocumentNotificationsConfig === undefined ? {} : { usersDocumentNotificationsConfig }),
   };
 }
+
+/** Keys whose advanced `actionType` is not the part after the dot: the original's own word. */
+const ADVANCED_ACTIONS: Readonly<Record<string, string>> = { "crdt.update_data": "updateData" };
 
 /** Comment keys an activity may carry (docs/webhooks.md "Payloads"): the payload adds the thread and comment. */
 const COMMENT_KEYS = new Set(Object.keys(ACTION_WORDS).filter((key) => key.startsWith("comment")));
@@ -157,6 +177,7 @@ export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
     const recordId = String(event.commentAnnotation.annotationId ?? "");
     return { organizationId, documentId, recordId, ...commentPayloads(apiKey, event) };
   }
+  if (event.type === "crdt") return crdtPayloads(apiKey, event);
   const record = typeof event.record === "string" ? (JSON.parse(event.record) as Json) : event.record;
   if (event.type === "activity") {
     const metadata = (record.metadata ?? {}) as Json;
@@ -221,6 +242,33 @@ export function buildPayloads(apiKey: string, event: OutboxEvent): Payloads {
     }),
   };
 }
+
+/** `crdt.update_data`: the store's content as `crdtData` (docs/webhooks.md "Payloads"). */
+function crdtPayloads(apiKey: string, event: Extract<OutboxEvent, { type: "crdt" }>): Payloads {
+  const { organizationId, documentId, timestamp } = event;
+  const place = { organizationId, documentId };
+  const actionUser = event.actionUser ?? null;
+  const common = { notificationSource: "crdt", actionUser, place, timestamp };
+  return {
+    organizationId,
+    documentId,
+    recordId: event.storeId,
+    raw: JSON.stringify(basicPayload(apiKey, event.event, common, { crdtData: event.crdtData })),
+    processed: JSON.stringify({
+      event: event.event,
+      actionType: actionTypeOf(event.event),
+      notificationSource: "crdt",
+      from: actionUser,
+      displayMessage: render(CRDT_TEMPLATE, event.crdtData),
+      targetEntityId: event.crdtData.id ?? null,
+      metadata: eventMetadata(apiKey, place),
+      timestamp,
+    }),
+  };
+}
+
+/** CRDT updates carry no template of their own (docs/decisions.md "CRDT"). */
+const CRDT_TEMPLATE = "CRDT data of editor {{id}} updated.";
 
 /** The recorder event's own fields (docs/webhooks.md "Payloads"), from the stored recording. */
 function recorderFields(record: Json): Json {

@@ -108,7 +108,7 @@ forEachDialect(
       const release = s.services.jobs.attach(async () => {});
       const started = await ok(s, "/v2/users/data/delete", { userIds: [U.userId] });
       release();
-      expect(started.data.tasksCount).toBe(15);
+      expect(started.data.tasksCount).toBe(16);
       for (const [path, data] of LATE_WRITES) {
         const refused = await s.call(path, data);
         expect(refused.status, `${path}: ${JSON.stringify(refused.body)}`).toBe(400);

@@ -398,11 +398,11 @@ forEachDialect("user data export and erasure", (server) => {
       status: "success",
       message: "Data deletion process has been initiated.",
       statusCode: 202,
-      data: { tasksCount: 15 },
+      data: { tasksCount: 16 },
       result: {
         status: "success",
         message: "Data deletion process has been initiated.",
-        data: { tasksCount: 15 },
+        data: { tasksCount: 16 },
       },
     });
     const { jobId } = res.body.data;

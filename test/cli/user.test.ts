@@ -33,7 +33,7 @@ forEachDialect("collabd user export|erase", (server) => {
     const erased = await runCli(["user", "erase", ...base, "--json"], env);
     expect(erased.code, erased.stderr).toBe(0);
     expect(JSON.parse(erased.stdout)).toMatchObject({
-      tasksCount: 15,
+      tasksCount: 16,
       isDeleteCompleted: true,
       tasksLeft: 0,
     });

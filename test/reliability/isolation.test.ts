@@ -216,6 +216,29 @@ forEachDialect(
           expect: "notFound",
         },
         { path: "/v2/users/data/get", data: { organizationId: org, userId: S.userId }, expect: "empty" },
+        // A's CRDT stores: not listed, not updatable.
+        { path: "/v2/crdt/get", data: { organizationId: org, documentId: S.documentId }, expect: "empty" },
+        {
+          path: "/v2/crdt/get",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            editorId: S.editorId,
+            encoding: "yjs-update",
+          },
+          expect: "empty",
+        },
+        {
+          path: "/v2/crdt/update",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            editorId: S.editorId,
+            data: "B",
+            type: "text",
+          },
+          expect: "notFound",
+        },
         { path: "/v2/users/data/delete/status", data: { jobId: jobOfA }, expect: "notFound" },
         // No sweep of B's holds the id: complete, and nothing of A's job shows.
         { path: "/v2/organizations/delete/status", data: { organizationId: org }, expect: "empty" },
@@ -441,6 +464,17 @@ forEachDialect(
         {
           path: "/v2/workspace/webhookconfig/update",
           data: { useWebhookService: false },
+          expect: "ownWrite",
+        },
+        {
+          path: "/v2/crdt/add",
+          data: {
+            organizationId: org,
+            documentId: S.documentId,
+            editorId: S.editorId,
+            data: "B",
+            type: "text",
+          },
           expect: "ownWrite",
         },
         {

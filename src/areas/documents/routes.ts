@@ -255,7 +255,7 @@ export const documentOperations = [
         migrationId: "0190f5c2a1b2c3d4e5f6a7b8",
         status: "completed",
         tasksLeft: 0,
-        batches: 9,
+        batches: 10,
         rowsMoved: 0,
       },
     },

@@ -136,6 +136,25 @@ const comments: SweepStep = {
   },
 };
 
+/** CRDT stores, with the content their webhook events carried (records/effects.ts). */
+const crdtStores: SweepStep = {
+  name: "crdt",
+  async run(trx, t, batch) {
+    const rows = await deleteSome<{ key: string }>(
+      trx,
+      t,
+      "crdt_documents",
+      ["document_id", "editor_id"],
+      inDocuments(t, "document_id"),
+      batch,
+      sql`id as key`,
+    );
+    const ids = rows.map((r) => r.key);
+    if (ids.length > 0) await recordsChanged(trx, { ...t, kind: "crdt", recordIds: ids, usage: null });
+    return rows.length;
+  },
+};
+
 /** Data kept per document: it goes with each deleted document, and with the organization. */
 export const FEATURE_STEPS: readonly SweepStep[] = [
   activities,
@@ -149,6 +168,7 @@ export const FEATURE_STEPS: readonly SweepStep[] = [
   plain("notification-batches", "notification_batches", ["user_id", "document_id"], (t) =>
     inDocuments(t, "document_id"),
   ),
+  crdtStores,
 ];
 
 const documentLevel = (t: SweepTarget, type: string, ids: string) =>

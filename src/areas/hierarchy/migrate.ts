@@ -134,6 +134,21 @@ const singleMove = (
   },
 });
 
+/** CRDT stores, `batch` editors at a time (their ids, hence their webhook events, stay). */
+const crdtMove: MoveStep = {
+  name: "crdt",
+  async run(trx, s, batch) {
+    const where = (id: string) =>
+      sql`workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId} and document_id = ${id}`;
+    const { rows } = await sql<{ editor_id: string }>`
+      select editor_id from crdt_documents where ${where(s.from)} limit ${sql.lit(batch)}`.execute(trx);
+    if (rows.length === 0) return 0;
+    await sql`update crdt_documents set document_id = ${s.to}
+      where ${where(s.from)} and editor_id in (${sql.join(rows.map((row) => row.editor_id))})`.execute(trx);
+    return rows.length;
+  },
+};
+
 /** Everything a document holds, in the order a migration moves it (a table added later joins by one line). */
 const MOVE_STEPS: readonly MoveStep[] = [
   singleMove("document", "documents", "id"),
@@ -145,6 +160,7 @@ const MOVE_STEPS: readonly MoveStep[] = [
   keyedMove("notification-configs", "notification_configs", "document_id", null),
   keyedMove("grants", "access_grants", "resource_id", ["resource_type", "document"]),
   keyedMove("memberships", "user_memberships", "level_id", ["level", "document"]),
+  crdtMove,
 ];
 
 /**
@@ -161,7 +177,14 @@ export async function documentInUse(
   const probes = [
     sql`select 1 from documents where workspace_id = ${t.workspaceId} and organization_id = ${t.organizationId} and id = ${documentId}`,
     ...(
-      ["activities", "recordings", "notifications", "comment_annotations", "comment_sequences"] as const
+      [
+        "activities",
+        "recordings",
+        "notifications",
+        "comment_annotations",
+        "comment_sequences",
+        "crdt_documents",
+      ] as const
     ).map(
       (table) =>
         sql`select 1 from ${sql.table(table)} where workspace_id = ${t.workspaceId}

@@ -20,6 +20,7 @@ import * as idempotencyUsageAndErasures from "./0019_idempotency_usage_and_erasu
 import * as webhookEndpoints from "./0021_webhook_endpoints.js";
 import * as groupsNotificationService from "./0022_groups_notification_service.js";
 import * as workspaceConfigs from "./0023_workspace_configs.js";
+import * as crdt from "./0024_crdt.js";
 import * as operatorTokens from "./0025_operator_tokens.js";
 import * as authSignal from "./0028_auth_signal.js";
 
@@ -46,6 +47,7 @@ export const migrations: Record<string, Migration> = {
   "0021_webhook_endpoints": webhookEndpoints,
   "0022_groups_notification_service": groupsNotificationService,
   "0023_workspace_configs": workspaceConfigs,
+  "0024_crdt": crdt,
   "0025_operator_tokens": operatorTokens,
   "0028_auth_signal": authSignal,
 };

@@ -17,6 +17,7 @@ export const SEEDED = {
   locationId: "loc-1",
   userId: "u-1",
   groupId: "group-1",
+  editorId: "editor-1",
 } as const;
 
 /**
@@ -148,6 +149,15 @@ export async function seedWorkspace(call: Call, marker: string, webhookUrl: stri
     userIds: [s.userId],
   });
   await ok("/v2/workspace/notificationconfig/update", { useNotificationService: true });
+  // A CRDT store whose text carries the marker.
+  await ok("/v2/crdt/add", {
+    organizationId: s.organizationId,
+    documentId: s.documentId,
+    editorId: s.editorId,
+    data: `${marker} text`,
+    type: "text",
+    userId: s.userId,
+  });
   const deliveries = await ok("/v2/workspace/webhooks/deliveries/get", {});
   const ids = (deliveries as { webhookId: string }[]).map((d) => d.webhookId);
   if (ids.length === 0) throw new Error("seeding: no webhook deliveries");
@@ -184,6 +194,7 @@ export function seedsFor(deliveryIds: readonly string[]): Seeds {
     actionType: ["comment.add", "statusChanged"],
     event: ["comment.add", "recorder.done"],
     pageToken: [""],
+    editorId: [s.editorId, "editor-absent"],
   };
   return { byName, all: [...new Set(Object.values(byName).flat())] };
 }
