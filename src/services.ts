@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import { type Config, ConfigError } from "./config.js";
 import type { Services } from "./context.js";
 import { type Database, migrate, type OpenOptions, openDatabase } from "./db/database.js";
+import { migrations } from "./db/migrations/index.js";
 import { type Clock, systemClock } from "./lib/clock.js";
 import type { HostResolver } from "./lib/host-resolver.js";
 import { type IdGenerator, randomId } from "./lib/ids.js";
@@ -24,6 +25,12 @@ export interface ServiceOverrides {
   readonly webhookResolver?: HostResolver;
   /** Told each start-up retry while PostgreSQL is unreachable, as one line; stderr by default. */
   readonly onRetry?: (message: string) => void;
+  /**
+   * false: the schema was brought up to date by another process (the SQLite writer's
+   * supervisor, before forking it; src/cli/writer.ts), so one query checks that every
+   * migration is recorded instead of running the migrator, which runs only if one is not.
+   */
+  readonly migrate?: boolean;
 }
 
 /** PostgreSQL stayed unreachable for the whole COLLABD_DATABASE_CONNECT_TIMEOUT_MS. */
@@ -51,7 +58,9 @@ export async function openServices(config: Config, overrides: ServiceOverrides =
   });
   try {
     await waitForDatabase(database, config, overrides.onRetry ?? printRetry);
-    await migrateWithoutTimeout(database, config, overrides.database);
+    if (overrides.migrate !== false || !(await everyMigrationRecorded(database))) {
+      await migrateWithoutTimeout(database, config, overrides.database);
+    }
     const keys = resolveKeys(config, database);
     return {
       config,
@@ -165,6 +174,22 @@ async function migrateWithoutTimeout(database: Database, config: Config, options
     await migrate(untimed);
   } finally {
     await untimed.close();
+  }
+}
+
+/**
+ * Whether every migration this build knows has run: one indexed count, where the migrator's
+ * introspection and locking took most of a restarted writer's own start-up.
+ */
+async function everyMigrationRecorded(database: Database): Promise<boolean> {
+  const names = Object.keys(migrations);
+  try {
+    const { rows } = await sql<{ recorded: number | string }>`
+      select count(*) as recorded from kysely_migration
+      where name in (${sql.join(names)})`.execute(database.db);
+    return Number(rows[0]?.recorded) === names.length;
+  } catch {
+    return false; // no migration table yet
   }
 }
 

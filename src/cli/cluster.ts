@@ -11,8 +11,11 @@ import { openServices } from "../services.js";
 import { LimitLedger } from "./limit-ledger.js";
 import {
   ROLE_VARIABLE,
+  STANDBY_VARIABLE,
+  WRITER_PROMOTE,
   WRITER_READY,
   WRITER_ROLE,
+  WRITER_STANDBY,
   WRITER_START_BACKGROUND,
   WRITER_STOPPING,
 } from "./writer.js";
@@ -36,8 +39,10 @@ const RESTART_WINDOW_MS = 60_000;
  * holds the request limits they all spend from (src/cli/limit-ledger.ts).
  *
  * The loss of one child is not an outage: a worker that dies is forked again while the others
- * serve; a writer that dies is forked again while the workers' writes are refused with 503 and
- * `Retry-After` (nothing applied). Processes dying more than MAX_RESTARTS times in a minute
+ * serve. On SQLite a spare writer waits beside the writer (src/cli/writer.ts): when the writer
+ * dies, the spare is promoted at once and another spare forked once it is ready; meanwhile the
+ * relay holds the workers' writes and sends them to the new writer the moment it is ready (held
+ * too long, they are refused with 503 and `Retry-After`, nothing applied). Processes dying more than MAX_RESTARTS times in a minute
  * stop the service with the last one's code, for the outside supervisor (systemd,
  * Kubernetes). SIGTERM/SIGINT stop the workers gracefully, then the writer, and exit 0 when
  * all exited 0. If this process dies (SIGKILL), node:cluster makes every child exit at once.
@@ -59,7 +64,15 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   const relay = services.database.dialect === "sqlite" ? new WriterRelay() : null;
   aggregateMetrics();
   let writer: Worker | null = null;
+  /** The spare writer, and whether it has said it stands by (only then can it be promoted). */
+  let spare: Worker | null = null;
+  let spareStandingBy = false;
+  /** The writer died while the spare was still starting: promote it as soon as it stands by. */
+  let promoteOnStandby = false;
   const workers = new Set<Worker>();
+  /** Children that have listened (workers) or said ready (the writer): only these can hold requests. */
+  const started = new WeakSet<Worker>();
+  cluster.on("listening", (worker) => started.add(worker));
   const limits = new LimitLedger(
     {
       requestsPerMinute: config.rateLimitPerMinute,
@@ -88,6 +101,18 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     writer = cluster.fork({ [ROLE_VARIABLE]: WRITER_ROLE });
     return writer;
   };
+  const forkSpare = () => {
+    spare = cluster.fork({ [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
+    spareStandingBy = false;
+  };
+  // Called once the last writer has exited (node:cluster's "exit": the process is gone), so the
+  // promoted spare never writes beside it.
+  const promoteSpare = () => {
+    writer = spare;
+    spare = null;
+    promoteOnStandby = false;
+    writer?.send({ type: WRITER_PROMOTE }, undefined, undefined, () => {});
+  };
 
   cluster.on("message", (from: Worker, message: { type?: string } | null) => {
     if (message?.type === LIMITS && from !== writer) limits.receive(from, message as LimitRequest);
@@ -96,14 +121,22 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
       if (from === writer) relay.fromWriter(message as ForwardAnswer);
       else relay.fromWorker(from, message as ForwardRequest);
     } else if (message?.type === WRITER_READY && from === writer) {
-      relay.ready(from);
-      // A writer restarted while serving takes the background work over at once.
-      if (serving && !stopping) from.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
+      started.add(from);
+      // A writer restarted while serving first answers the writes held for it; then it takes
+      // the background work over and the next spare is forked, neither slowing those answers.
+      relay.ready(from, () => {
+        if (!serving || stopping || from !== writer) return;
+        from.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
+        if (spare === null) forkSpare();
+      });
+    } else if (message?.type === WRITER_STANDBY && from === spare) {
+      spareStandingBy = true;
+      if (promoteOnStandby && !stopping) promoteSpare();
     }
   });
 
   const stopWriterOnceWorkersExited = () => {
-    if (workers.size > 0) return;
+    if (workers.size > 0 || spare !== null) return;
     if (writer === null) return allGone();
     const last = writer;
     last.process.kill("SIGTERM");
@@ -112,21 +145,28 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   const stopAll = () => {
     stopping = true;
     writer?.send({ type: WRITER_STOPPING }, undefined, undefined, () => {});
-    for (const worker of workers) worker.process.kill("SIGTERM");
+    // The spare holds nothing: it exits 0 at once.
+    const children = spare ? [...workers, spare] : [...workers];
+    for (const child of children) child.process.kill("SIGTERM");
     setTimeout(() => {
-      for (const worker of workers) worker.process.kill("SIGKILL");
+      for (const child of children) child.process.kill("SIGKILL");
     }, STOP_GRACE_MS).unref();
     stopWriterOnceWorkersExited();
   };
 
   cluster.on("exit", (worker, code, signal) => {
-    const role = worker === writer ? "writer" : "worker";
+    const role = worker === writer ? "writer" : worker === spare ? "spare writer" : "worker";
     if (worker === writer) {
       relay?.writerExited(worker);
       writer = null;
-    } else workers.delete(worker);
+    } else if (worker === spare) spare = null;
+    else workers.delete(worker);
     if (stopping) {
-      if (code !== 0) {
+      // No writer is coming: what the relay holds is refused now, not at its hold's end.
+      if (writer === null) relay?.refuseHeld();
+      // A child SIGTERMed before it listened or was ready (a replacement still loading, before its
+      // handler; the spare) held nothing: it stopped cleanly too.
+      if (code !== 0 && !(signal === "SIGTERM" && !started.has(worker))) {
         logger.error({ pid: worker.process.pid, role, code, signal }, `the ${role} failed to stop cleanly`);
         exitCode = exitCode || code || 1;
       }
@@ -147,8 +187,16 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
       return;
     }
     logger.error({ pid: worker.process.pid, role, code, signal }, `the ${role} stopped; starting another`);
-    if (role === "writer") forkWriter();
-    else forkWorker();
+    if (role === "worker") forkWorker();
+    else if (role === "spare writer") {
+      // A spare that died while it was to be promoted: a writer is forked in its place.
+      if (promoteOnStandby) {
+        promoteOnStandby = false;
+        forkWriter();
+      } else forkSpare();
+    } else if (spare === null) forkWriter();
+    else if (spareStandingBy) promoteSpare();
+    else promoteOnStandby = true;
   });
 
   // From the first fork on: a signal before the workers listen must stop them too, not orphan them.
@@ -177,6 +225,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   serving = true;
   // `writer` is set by the fork above (and by restarts): TypeScript cannot see closures assign it.
   (writer as Worker | null)?.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
+  if (relay) forkSpare();
   if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   logger.info(
     {

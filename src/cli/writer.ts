@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { type BackgroundWork, startBackgroundWork } from "../background.js";
 import type { Config } from "../config.js";
 import { type Ctx, contextFor, operatorContextFor, type Services } from "../context.js";
+import { loadSqlite } from "../db/sqlite-driver.js";
 import { unavailable } from "../errors.js";
 import { withAliases } from "../http/aliases.js";
 import { shareMetrics } from "../http/cluster-metrics.js";
@@ -17,11 +18,16 @@ import { openServices } from "../services.js";
 /** The environment variable the supervisor sets on the process it forks as the SQLite writer. */
 export const ROLE_VARIABLE = "COLLABD_PROCESS_ROLE";
 export const WRITER_ROLE = "writer";
+/** Set ("1") beside ROLE_VARIABLE on the spare writer, which waits for WRITER_PROMOTE before it opens the database. */
+export const STANDBY_VARIABLE = "COLLABD_WRITER_STANDBY";
 
 /** Messages between the supervisor and the writer process, beside forwarded writes. */
 export const WRITER_READY = "collabd:writer-ready";
 export const WRITER_START_BACKGROUND = "collabd:writer-start-background";
 export const WRITER_STOPPING = "collabd:writer-stopping";
+/** The spare writer has loaded what it needs and waits; the supervisor then may promote it. */
+export const WRITER_STANDBY = "collabd:writer-standby";
+export const WRITER_PROMOTE = "collabd:writer-promote";
 
 /**
  * The writer of a SQLite service with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"):
@@ -30,13 +36,26 @@ export const WRITER_STOPPING = "collabd:writer-stopping";
  * (relayed by the supervisor, src/cli/writer-relay.ts) on its group commit and WAL sync, and
  * runs the background workers once told to. SIGTERM (once every worker has exited): drains
  * webhook attempts, stops the background work, closes the database and exits 0.
+ *
+ * The spare (STANDBY_VARIABLE) is forked ahead so that a writer's death costs no process start:
+ * it loads the code and the SQLite driver, says WRITER_STANDBY and waits, the database not even
+ * opened, until the supervisor promotes it — only once the writer it replaces has exited, so
+ * two processes never write at once. The migrations ran in the supervisor before any child was
+ * forked: a writer checks they are all recorded instead of running the migrator.
  */
 export async function runWriter(config: Config, logger: Logger): Promise<void> {
-  const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "collabd_" });
-  const stopMetrics = registerStorageMetrics(logger, services.database, registry);
   shareMetrics(registry);
+  if (process.env[STANDBY_VARIABLE] === "1") {
+    await standBy();
+    logger.info("spare writer promoted");
+  }
+  const services = await openServices(config, {
+    onRetry: (message) => logger.warn(message),
+    migrate: false,
+  });
+  const stopMetrics = registerStorageMetrics(logger, services.database, registry);
   const answer = forwardedWrites(services, logger.child({ component: "writer" }));
   const running = new Set<Promise<void>>();
   let background: BackgroundWork | null = null;
@@ -73,6 +92,23 @@ export async function runWriter(config: Config, logger: Logger): Promise<void> {
   });
   logger.info({ dialect: services.database.dialect }, "writer ready");
   process.send?.({ type: WRITER_READY });
+}
+
+/** Loads the SQLite driver, then resolves on WRITER_PROMOTE; SIGTERM before that exits 0 (nothing is open). */
+async function standBy(): Promise<void> {
+  await loadSqlite();
+  await new Promise<void>((resolve) => {
+    const exit = () => process.exit(0);
+    const promoted = (message: { type?: string } | null) => {
+      if (message?.type !== WRITER_PROMOTE) return;
+      process.off("message", promoted);
+      process.off("SIGTERM", exit);
+      resolve();
+    };
+    process.on("message", promoted);
+    process.once("SIGTERM", exit);
+    process.send?.({ type: WRITER_STANDBY });
+  });
 }
 
 /**

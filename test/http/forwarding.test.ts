@@ -400,31 +400,92 @@ describe("the writer relay (the supervisor's switchboard)", () => {
       data: {},
     }) as never;
 
-  it("refuses with 503 and Retry-After while no writer is ready, relays once one is, and answers 'unknown' for what a dying writer held", () => {
-    const relay = new WriterRelay();
+  /** Timers run by hand: `fire()` runs every one due at `now`. */
+  const manualTimers = () => {
+    let now = 1_000;
+    const due: { at: number; fn: () => void; cancelled: boolean }[] = [];
+    return {
+      now: () => now,
+      schedule: (fn: () => void, ms: number) => {
+        const timer = { at: now + ms, fn, cancelled: false };
+        due.push(timer);
+        return () => {
+          timer.cancelled = true;
+        };
+      },
+      advance(ms: number) {
+        now += ms;
+        for (const timer of due.filter((t) => t.at <= now && !t.cancelled)) {
+          timer.cancelled = true;
+          timer.fn();
+        }
+      },
+    };
+  };
+
+  it("holds requests while no writer is ready and relays them, in order, the moment one is; answers 'unknown' for what a dying writer held", () => {
+    const clock = manualTimers();
+    const relay = new WriterRelay({ holdMs: 5_000, now: clock.now, schedule: clock.schedule });
     const worker = fakeWorker(1);
     relay.fromWorker(worker as never, request(7));
-    const refused = fromWire(worker.sent[0].error) as ApiError;
-    expect(refused).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
+    relay.fromWorker(worker as never, request(8));
+    expect(worker.sent).toEqual([]);
     const writer = fakeWorker(9);
     relay.ready(writer as never);
-    relay.fromWorker(worker as never, request(8));
     relay.fromWorker(worker as never, request(9));
     expect(writer.sent.map((m) => [m.id, m.from])).toEqual([
+      [7, 1],
       [8, 1],
       [9, 1],
     ]);
+    // The held requests' timers were cancelled: nothing is refused later.
+    clock.advance(10_000);
+    expect(worker.sent).toEqual([]);
     relay.fromWriter({ type: "collabd:forward", id: 8, from: 1, outcome: { message: "ok", data: null } });
-    expect(worker.sent[1]).toEqual({
+    expect(worker.sent[0]).toEqual({
       type: "collabd:forward",
       id: 8,
       outcome: { message: "ok", data: null },
     });
     relay.writerExited(writer as never);
-    const unknown = fromWire(worker.sent[2].error) as ApiError;
-    expect(worker.sent[2].id).toBe(9);
-    expect(unknown).toMatchObject({ status: "INTERNAL", httpStatus: 500 });
+    expect(worker.sent.slice(1).map((m) => m.id)).toEqual([7, 9]);
+    for (const answer of worker.sent.slice(1)) {
+      expect(fromWire(answer.error)).toMatchObject({ status: "INTERNAL", httpStatus: 500 });
+    }
+    // After the exit, the next request waits for the next writer.
     relay.fromWorker(worker as never, request(10));
-    expect(fromWire(worker.sent[3].error)).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
+    expect(worker.sent).toHaveLength(3);
+    const next = fakeWorker(10);
+    relay.ready(next as never);
+    expect(next.sent.map((m) => m.id)).toEqual([10]);
+  });
+
+  it("refuses a held request with 503 and Retry-After at the end of its hold or its deadline, beyond the most it holds, and when no writer is coming", () => {
+    const clock = manualTimers();
+    const relay = new WriterRelay({ holdMs: 5_000, maxHeld: 3, now: clock.now, schedule: clock.schedule });
+    const worker = fakeWorker(1);
+    const withDeadline = (id: number, deadline: number) =>
+      ({ ...(request(id) as object), deadline }) as never;
+    relay.fromWorker(worker as never, request(1));
+    relay.fromWorker(worker as never, withDeadline(2, clock.now() + 1_000));
+    relay.fromWorker(worker as never, withDeadline(3, clock.now() - 1));
+    expect(worker.sent.map((m) => m.id)).toEqual([3]);
+    clock.advance(1_000);
+    expect(worker.sent.map((m) => m.id)).toEqual([3, 2]);
+    relay.fromWorker(worker as never, request(4));
+    relay.fromWorker(worker as never, request(5));
+    relay.fromWorker(worker as never, request(6));
+    expect(worker.sent.map((m) => m.id)).toEqual([3, 2, 6]);
+    clock.advance(4_000);
+    expect(worker.sent.map((m) => m.id)).toEqual([3, 2, 6, 1]);
+    relay.refuseHeld();
+    expect(worker.sent.map((m) => m.id)).toEqual([3, 2, 6, 1, 4, 5]);
+    for (const answer of worker.sent) {
+      expect(fromWire(answer.error)).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
+    }
+    // Nothing is left to send when a writer is ready.
+    const writer = fakeWorker(9);
+    relay.ready(writer as never);
+    expect(writer.sent).toEqual([]);
   });
 });

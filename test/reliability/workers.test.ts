@@ -85,7 +85,7 @@ function workerOf(workers: readonly number[], serverPort: number, clientPort: nu
 const childrenOf = (pid: number): number[] =>
   readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
 
-/** The SQLite writer process among a supervisor's children (the role is in its environment). */
+/** The SQLite writer and spare writer among a supervisor's children (the role is in their environment). */
 const isWriter = (pid: number) =>
   readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes("COLLABD_PROCESS_ROLE=writer");
 
@@ -225,9 +225,9 @@ describe.runIf(DIALECTS.includes("sqlite"))("COLLABD_WORKERS=2 [sqlite]", () => 
     const figures: string[] = [];
     let server = await startServe(env);
     try {
-      // Three children: the writer (src/cli/writer.ts) and two HTTP workers.
+      // Four children: the writer and the spare writer (src/cli/writer.ts), two HTTP workers.
       const children = childrenOf(server.child.pid!);
-      expect(children).toHaveLength(3);
+      expect(children).toHaveLength(4);
       const workers = children.filter((pid) => !isWriter(pid));
       expect(workers).toHaveLength(2);
       const serverPort = Number(new URL(server.url).port);
