@@ -69,6 +69,20 @@ export interface Ctx {
   readonly jobs: JobSignal;
 }
 
+/**
+ * `ctx` with some members replaced (a wrapped `write`, another `jobs`): the reader stays chosen at
+ * each use, as contextFor makes it, where a spread would freeze the one chosen before any write.
+ */
+export function derivedCtx<C extends { readonly reader: ReadDb }>(
+  ctx: C,
+  changes: Partial<Omit<C, "reader">>,
+): C {
+  return Object.defineProperty({ ...ctx, ...changes }, "reader", {
+    get: () => ctx.reader,
+    enumerable: true,
+  });
+}
+
 export function contextFor(services: Services, workspace: Workspace, requestId: string): Ctx {
   const { database } = services;
   return {

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { type BackgroundWork, startBackgroundWork } from "../background.js";
 import type { Config } from "../config.js";
-import { type Ctx, contextFor, operatorContextFor, type Services } from "../context.js";
+import { type Ctx, contextFor, derivedCtx, operatorContextFor, type Services } from "../context.js";
 import { loadSqlite } from "../db/sqlite-driver.js";
 import { unavailable } from "../errors.js";
 import { withAliases } from "../http/aliases.js";
@@ -171,19 +171,18 @@ const pastDeadline = () =>
  * request's first write starts (after its wait in the group commit's queue). Throwing there
  * rolls the job back alone; once a write has started the request runs to its real outcome.
  */
-function withDeadline<C extends { readonly write: Ctx["write"] }>(
+function withDeadline<C extends { readonly write: Ctx["write"]; readonly reader: Ctx["reader"] }>(
   ctx: C,
   deadline: number,
   now: () => number,
 ): C {
   let started = false;
-  return {
-    ...ctx,
+  return derivedCtx(ctx, {
     write: (work, rows) =>
       ctx.write(async (trx) => {
         if (!started && now() > deadline) throw pastDeadline();
         started = true;
         return work(trx);
       }, rows),
-  };
+  } as Partial<Omit<C, "reader">>);
 }

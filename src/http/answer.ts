@@ -1,8 +1,16 @@
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Outcome } from "./operation.js";
 
 /** The content type of every answer of the API. */
 export const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * An onSend hook: operations answer secrets and tokens (webhook secrets, credentials), so no answer
+ * of the API may be kept by a cache on the way, errors included.
+ */
+export async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header("cache-control", "no-store");
+}
 
 /**
  * Route options (`config` and the route's own flags) of an operation whose body may be left out:

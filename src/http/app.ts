@@ -21,7 +21,7 @@ import {
 import { randomId } from "../lib/ids.js";
 import { registerQuotaMetrics } from "../quotas/metrics.js";
 import { withAliases } from "./aliases.js";
-import { JSON_TYPE, optionalBody, render } from "./answer.js";
+import { JSON_TYPE, noStore, optionalBody, render } from "./answer.js";
 import { AuthSignal } from "./auth-signal.js";
 import { bodyUnbounded, registerJsonParser } from "./body.js";
 import { byteLimits } from "./byte-limits.js";
@@ -186,11 +186,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     config.authCacheMaxAgeMs,
   );
   await app.register(async (scope) => {
-    // Operations answer secrets and tokens (webhook secrets, credentials): no answer of the API
-    // may be kept by a cache on the way, so every one says so, errors included.
-    scope.addHook("onSend", async (_request, reply) => {
-      reply.header("cache-control", "no-store");
-    });
+    scope.addHook("onSend", noStore);
     const signIn = async (request: FastifyRequest, apiKey: unknown, authToken: unknown, inBody = false) => {
       const address = addressGroup(request.ip);
       let workspace: Workspace;

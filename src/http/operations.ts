@@ -19,7 +19,7 @@ import { userTokenOperations } from "../areas/user-tokens/routes.js";
 import { userOperations } from "../areas/users/routes.js";
 import { webhookOperations } from "../areas/webhooks/routes.js";
 import { workspaceConfigOperations } from "../areas/workspace-config/routes.js";
-import type { Ctx } from "../context.js";
+import { derivedCtx } from "../context.js";
 import type { Readable } from "../db/handles.js";
 import { lockKeySets } from "../db/transactions.js";
 import { erasingLocks, mightNameErased, refuseNamingErased } from "../privacy/erasing.js";
@@ -58,8 +58,7 @@ function guarded(op: Operation): Operation {
     handle: async (ctx, data) => {
       const workspaceId = ctx.workspace.id;
       let checkedInWrite = false;
-      const checked: Ctx = {
-        ...ctx,
+      const checked = derivedCtx(ctx, {
         write: (work, rows) =>
           ctx.write(async (trx) => {
             await lockKeySets(trx, [
@@ -71,7 +70,7 @@ function guarded(op: Operation): Operation {
             checkedInWrite = true;
             return work(trx);
           }, rows),
-      };
+      });
       // Reads write nothing: checking them after they ran answers as checking before would.
       const checkRead = () => refuseNamed(ctx.reader, workspaceId, data, { sweeps, erasing: false });
       let outcome: Outcome;

@@ -1,18 +1,13 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { authenticateOperator } from "../areas/operator/service.js";
 import { type OperatorCtx, operatorContextFor, operatorShare, type Services } from "../context.js";
 import { asTenant } from "../db/admission.js";
 import { ApiError } from "../errors.js";
-import { JSON_TYPE, optionalBody, render } from "./answer.js";
+import { JSON_TYPE, noStore, optionalBody, render } from "./answer.js";
 import { addressGroup } from "./connections.js";
 import { ForwardWrite, type WriteForwarder } from "./forward.js";
 import type { Operation, OperatorOperation, Outcome, RefusedOperation } from "./operation.js";
 import type { RequestLimits } from "./shared-limits.js";
-
-/** No answer of the API may be kept by a cache on the way (tokens are answered here). */
-async function noStore(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  reply.header("cache-control", "no-store");
-}
 
 /**
  * The paths served only to refuse (docs/compatibility.md "D22", "D23"): the same answer to every

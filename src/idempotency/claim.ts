@@ -1,4 +1,4 @@
-import type { Ctx } from "../context.js";
+import { type Ctx, derivedCtx } from "../context.js";
 import type { WriteTx } from "../db/handles.js";
 import type { Outcome } from "../http/operation.js";
 import type { JobSignal } from "../lib/job-signal.js";
@@ -51,7 +51,7 @@ class KeyedWrites {
     const jobs: JobSignal = Object.create(base.jobs, {
       kick: { value: () => (this.kicked = true) },
     });
-    this.ctx = { ...base, write: (work, rows) => this.write(work, rows), jobs };
+    this.ctx = derivedCtx(base, { write: (work, rows) => this.write(work, rows), jobs });
   }
 
   /** Writes run one after another: in the open transaction, or opening it. */

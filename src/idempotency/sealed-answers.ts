@@ -1,5 +1,5 @@
 import type { Outcome } from "../http/operation.js";
-import { binding, seal, unseal } from "../webhooks/sealed.js";
+import { binding, isSealed, seal, unseal } from "../webhooks/sealed.js";
 
 /**
  * A stored answer repeats what the write answered, secrets included (a rotated webhook signing
@@ -14,9 +14,7 @@ export function sealAnswer(atRest: Buffer, workspaceId: string, key: string, out
 
 /** The answer's JSON text (an empty string while the key's request is still running). */
 export function openAnswer(atRest: Buffer, workspaceId: string, key: string, stored: string): string {
-  return stored.startsWith("{") || stored === ""
-    ? stored
-    : unseal(atRest, answerBinding(workspaceId, key), stored);
+  return isSealed(stored) ? unseal(atRest, answerBinding(workspaceId, key), stored) : stored;
 }
 
 const answerBinding = (workspaceId: string, key: string) =>

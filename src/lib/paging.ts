@@ -112,8 +112,10 @@ export async function fillPage<R, K>(fill: PageFill<R, K>): Promise<FilledPage<K
     const rows = await fill.fetch(cursor, want);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
+      // The row past a full page is only the sign that more follow: not rendered.
+      if (records.length === fill.limit) return { records, next: i > 0 ? fill.key(rows[i - 1]!) : cursor };
       const text = fill.text(row);
-      const full = records.length === fill.limit || (records.length > 0 && size + text.length > fill.budget);
+      const full = records.length > 0 && size + text.length > fill.budget;
       if (full) return { records, next: i > 0 ? fill.key(rows[i - 1]!) : cursor };
       records.push(text);
       size += text.length;

@@ -160,8 +160,11 @@ export async function scannedChanged(
   rows: readonly ScannedRow[],
 ): Promise<void> {
   const byOrganization = new Map<string, string[]>();
-  for (const row of rows)
-    byOrganization.set(row.organization_id, [...(byOrganization.get(row.organization_id) ?? []), row.key]);
+  for (const row of rows) {
+    const ids = byOrganization.get(row.organization_id);
+    if (ids) ids.push(row.key);
+    else byOrganization.set(row.organization_id, [row.key]);
+  }
   for (const [organizationId, recordIds] of byOrganization)
     await recordsChanged(tx, {
       workspaceId: scope.workspaceId,

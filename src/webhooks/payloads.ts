@@ -162,8 +162,10 @@ export function advancedPayload(basic: Json): Json {
   };
 }
 
-/** Keys whose advanced `actionType` is not the part after the dot: the original's own word. */
-const ADVANCED_ACTIONS: Readonly<Record<string, string>> = { "crdt.update_data": "updateData" };
+/** Keys whose advanced `actionType` is not the part after the dot: the original's own word, from ACTION_WORDS. */
+const ADVANCED_ACTIONS: Readonly<Record<string, string>> = {
+  "crdt.update_data": actionTypeOf("crdt.update_data"),
+};
 
 /** Comment keys an activity may carry (docs/webhooks.md "Payloads"): the payload adds the thread and comment. */
 const COMMENT_KEYS = new Set(Object.keys(ACTION_WORDS).filter((key) => key.startsWith("comment")));

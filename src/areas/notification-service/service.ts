@@ -3,7 +3,7 @@ import type { Readable } from "../../db/handles.js";
 import { invalidArgument } from "../../errors.js";
 import type { ServiceConfigPatch, UpdateServiceConfigInput } from "./schemas.js";
 import { COMMENT_TRIGGER_KEYS, HUDDLE_TRIGGER_KEYS } from "./schemas.js";
-import { readServiceConfig, writeServiceConfig } from "./store.js";
+import { lockServiceConfig, readServiceConfig, writeServiceConfig } from "./store.js";
 
 export const MESSAGES = {
   retrieved: "Notification configuration retrieved successfully.",
@@ -95,7 +95,7 @@ export async function updateServiceConfig(ctx: Ctx, input: UpdateServiceConfigIn
     throw invalidArgument(MESSAGES.nothing, [{ field: "data", message: MESSAGES.nothing }]);
   }
   return ctx.write(async (trx) => {
-    const text = await readServiceConfig(trx, ctx.workspace.id);
+    const text = await lockServiceConfig(trx, ctx.workspace.id);
     let stored = (text === undefined ? {} : JSON.parse(text)) as Stored;
     if (input.useNotificationService === true && stored.notificationServiceConfig?.triggers === undefined) {
       stored = merge(stored, { notificationServiceConfig: { triggers: SEEDED_TRIGGERS } });

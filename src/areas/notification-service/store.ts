@@ -12,6 +12,15 @@ export async function readServiceConfig(db: Readable, workspaceId: string): Prom
   return row?.config;
 }
 
+/** The stored config, its row locked until the transaction ends (PostgreSQL): an update merges into the latest. */
+export async function lockServiceConfig(trx: WriteTx, workspaceId: string): Promise<string | undefined> {
+  const row = await lockedForUpdate(
+    trx,
+    trx.selectFrom("notification_service_configs").select("config").where("workspace_id", "=", workspaceId),
+  ).executeTakeFirst();
+  return row?.config;
+}
+
 export async function writeServiceConfig(
   trx: WriteTx,
   workspaceId: string,
