@@ -348,3 +348,30 @@ forEachDialect(
   },
   { env: { COLLABD_QUOTA_RECORDS: "3" } },
 );
+
+forEachDialect(
+  "API key configuration in batches of one folder",
+  (server) => {
+    it("passes a new defaultDocumentAccessType down to every inheriting top-level folder, one per batch", async () => {
+      const creds = await server().newWorkspace();
+      const t = tenant(server(), creds);
+      const tops = ["a", "b", "c"];
+      for (const organizationId of ["org-1", "org-2"]) {
+        await t.call("/v2/organizations/folders/add", {
+          organizationId,
+          createOrganization: true,
+          folders: tops.map((folderId) => ({ folderId })),
+        });
+      }
+      await t.call(`${APIKEY}/update`, { defaultDocumentAccessType: "restricted" });
+      await server().services.jobs.settled();
+      for (const organizationId of ["org-1", "org-2"]) {
+        const folders = await t.call("/v2/organizations/folders/get", { organizationId });
+        expect(folders.data.map((f: any) => [f.folderId, f.accessType]).sort()).toEqual(
+          tops.map((id) => [id, "restricted"]),
+        );
+      }
+    });
+  },
+  { env: { COLLABD_ERASURE_BATCH_ROWS: "1" } },
+);

@@ -174,6 +174,8 @@ export async function inheritInOrganization(
   organizationId: string,
   accessType: AccessType,
   now: number,
+  /** At most this many top-level folders (a job's batch); the ones done no longer match, so a repeat goes on. */
+  limit?: number,
 ): Promise<number> {
   if ((await lockOrganization(trx, workspaceId, organizationId)) === null) return 0;
   const tops = await trx
@@ -184,6 +186,7 @@ export async function inheritInOrganization(
     .where("depth", "=", 0)
     .where("inherit_access", "=", 1)
     .where("access_type", "<>", accessType)
+    .$if(limit !== undefined, (q) => q.orderBy("path").limit(limit!))
     .execute();
   const scope = { workspaceId, organizationId };
   for (const { path } of tops) await applyAccess(trx, scope, path, { accessType, inherit: true }, now);

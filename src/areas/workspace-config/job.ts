@@ -6,13 +6,14 @@ import { findWorkspace } from "../workspaces/store.js";
 export const DEFAULT_ACCESS = "default-access";
 
 /**
- * One organization per batch, in id order, under its tree lock (as the CLI's
- * `workspace update --default-access-type`). Each batch applies the workspace's setting as it
- * is then, so of two quick changes the later wins whichever job runs last.
+ * Organizations in id order, at most `batch` top-level folders per batch, under the tree lock
+ * (as the CLI's `workspace update --default-access-type`); a full batch stays on its organization,
+ * whose done folders no longer match. Each batch applies the workspace's setting as it is then,
+ * so of two quick changes the later wins whichever job runs last.
  */
 export const defaultAccessJob: JobType = {
   name: DEFAULT_ACCESS,
-  async runBatch(tx, _kind, scope, after) {
+  async runBatch(tx, _kind, scope, after, batch) {
     const workspace = await findWorkspace(tx, scope.workspaceId);
     if (!workspace) return { done: 0, next: null };
     const org = await tx
@@ -31,7 +32,9 @@ export const defaultAccessJob: JobType = {
       organizationId,
       workspace.defaultAccessType,
       scope.now,
+      batch,
     );
-    return { done, next: [organizationId] };
+    // A full batch may have left folders of this organization: the next one starts before it again.
+    return { done, next: done === batch ? [after === null ? "" : String(after[0])] : [organizationId] };
   },
 };
