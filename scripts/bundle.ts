@@ -35,6 +35,8 @@ export async function bundleServer(outfile: string = SERVER_BUNDLE): Promise<voi
     sourcemap: "linked",
     write: false,
     legalComments: "none",
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: "warning",
   });
   await mkdir(dirname(outfile), { recursive: true });

@@ -1,11 +1,13 @@
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Logger } from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { aggregateMetrics } from "../http/cluster-metrics.js";
-import { FORWARD, type ForwardAnswer, type ForwardRequest } from "../http/forward.js";
 import { LIMITS, type LimitRequest } from "../http/shared-limits.js";
 import { openServices } from "../services.js";
 import { LimitLedger } from "./limit-ledger.js";
@@ -19,20 +21,27 @@ import {
   WRITER_START_BACKGROUND,
   WRITER_STOPPING,
 } from "./writer.js";
-import { WriterRelay } from "./writer-relay.js";
+import { WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
 
 /** Workers get this long after SIGTERM (their own drain is 10 s) before they are killed; so does the writer after them. */
 const STOP_GRACE_MS = 12_000;
 /** A process that dies is restarted at once, unless processes died this often within RESTART_WINDOW_MS. */
 const MAX_RESTARTS = 10;
 const RESTART_WINDOW_MS = 60_000;
+/**
+ * A writer restarted while serving first answers the writes the workers held for it; this
+ * long after it is ready it takes the background work over and the next spare is forked
+ * (a whole process start on a shared core), so neither slows those answers.
+ */
+const SETTLE_MS = 1_000;
 
 /**
  * `collabd serve` with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"). This process
  * serves no HTTP and runs no request: it migrates and makes the configured credentials valid
  * before any child starts (so none races a migration), checks the port is free (a taken port
  * fails here, as one line), then manages processes. On a SQLite file it forks the writer
- * (src/cli/writer.ts) and relays the workers' writes to it (src/cli/writer-relay.ts); then it
+ * (src/cli/writer.ts), which the workers send their writes to on its socket (src/cli/writer-socket.ts,
+ * in a directory of this process's own); then it
  * forks the workers — each a whole `serve`, sharing the port through node:cluster — and once
  * all listen creates the first workspace if there is none, prints its credentials and logs
  * `listening`. It answers the workers' `/metrics` with the aggregate over every process, and
@@ -40,9 +49,9 @@ const RESTART_WINDOW_MS = 60_000;
  *
  * The loss of one child is not an outage: a worker that dies is forked again while the others
  * serve. On SQLite a spare writer waits beside the writer (src/cli/writer.ts): when the writer
- * dies, the spare is promoted at once and another spare forked once it is ready; meanwhile the
- * relay holds the workers' writes and sends them to the new writer the moment it is ready (held
- * too long, they are refused with 503 and `Retry-After`, nothing applied). Processes dying more than MAX_RESTARTS times in a minute
+ * dies, the spare is promoted at once and another spare forked once it is ready; meanwhile each
+ * worker holds its writes and sends them to the new writer the moment it listens (held too long,
+ * they are refused with 503 and `Retry-After`, nothing applied: src/cli/writer-link.ts). Processes dying more than MAX_RESTARTS times in a minute
  * stop the service with the last one's code, for the outside supervisor (systemd,
  * Kubernetes). SIGTERM/SIGINT stop the workers gracefully, then the writer, and exit 0 when
  * all exited 0. If this process dies (SIGKILL), node:cluster makes every child exit at once.
@@ -61,7 +70,12 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     throw error;
   }
 
-  const relay = services.database.dialect === "sqlite" ? new WriterRelay() : null;
+  // SQLite: the writer's socket, in a directory only this user can enter (mkdtemp makes it 0700).
+  const socketDir = services.database.dialect === "sqlite" ? mkdtempSync(join(tmpdir(), "collabd-")) : null;
+  const writerSocket = socketDir === null ? {} : { [WRITER_SOCKET_VARIABLE]: join(socketDir, "writer.sock") };
+  const removeSocketDir = () => {
+    if (socketDir !== null) rmSync(socketDir, { recursive: true, force: true });
+  };
   aggregateMetrics();
   let writer: Worker | null = null;
   /** The spare writer, and whether it has said it stands by (only then can it be promoted). */
@@ -93,16 +107,16 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   // The IPC channel stays JSON (node's default), not "advanced": no faster for forwarded writes
   // here, and its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
   const forkWorker = () => {
-    const worker = cluster.fork();
+    const worker = cluster.fork(writerSocket);
     workers.add(worker);
     return worker;
   };
   const forkWriter = () => {
-    writer = cluster.fork({ [ROLE_VARIABLE]: WRITER_ROLE });
+    writer = cluster.fork({ ...writerSocket, [ROLE_VARIABLE]: WRITER_ROLE });
     return writer;
   };
   const forkSpare = () => {
-    spare = cluster.fork({ [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
+    spare = cluster.fork({ ...writerSocket, [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
     spareStandingBy = false;
   };
   // Called once the last writer has exited (node:cluster's "exit": the process is gone), so the
@@ -116,19 +130,15 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
 
   cluster.on("message", (from: Worker, message: { type?: string } | null) => {
     if (message?.type === LIMITS && from !== writer) limits.receive(from, message as LimitRequest);
-    if (relay === null) return;
-    if (message?.type === FORWARD) {
-      if (from === writer) relay.fromWriter(message as ForwardAnswer);
-      else relay.fromWorker(from, message as ForwardRequest);
-    } else if (message?.type === WRITER_READY && from === writer) {
+    if (message?.type === WRITER_READY && from === writer) {
       started.add(from);
-      // A writer restarted while serving first answers the writes held for it; then it takes
-      // the background work over and the next spare is forked, neither slowing those answers.
-      relay.ready(from, () => {
-        if (!serving || stopping || from !== writer) return;
+      if (!serving) return;
+      // A writer restarted while serving: the background work and the next spare once it settled.
+      setTimeout(() => {
+        if (stopping || from !== writer) return;
         from.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
         if (spare === null) forkSpare();
-      });
+      }, SETTLE_MS).unref();
     } else if (message?.type === WRITER_STANDBY && from === spare) {
       spareStandingBy = true;
       if (promoteOnStandby && !stopping) promoteSpare();
@@ -156,14 +166,10 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
 
   cluster.on("exit", (worker, code, signal) => {
     const role = worker === writer ? "writer" : worker === spare ? "spare writer" : "worker";
-    if (worker === writer) {
-      relay?.writerExited(worker);
-      writer = null;
-    } else if (worker === spare) spare = null;
+    if (worker === writer) writer = null;
+    else if (worker === spare) spare = null;
     else workers.delete(worker);
     if (stopping) {
-      // No writer is coming: what the relay holds is refused now, not at its hold's end.
-      if (writer === null) relay?.refuseHeld();
       // A child SIGTERMed before it listened or was ready (a replacement still loading, before its
       // handler; the spare) held nothing: it stopped cleanly too.
       if (code !== 0 && !(signal === "SIGTERM" && !started.has(worker))) {
@@ -209,7 +215,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   process.once("SIGINT", () => stop("SIGINT"));
   let address: { address: string; port: number };
   try {
-    if (relay) await writerReady(forkWriter());
+    if (socketDir !== null) await writerReady(forkWriter());
     address = await allListening(Array.from({ length: config.workers }, forkWorker));
     if (stopping) throw new Error("stopped during start-up");
   } catch {
@@ -217,6 +223,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     if (!stopping) stopAll();
     await gone;
     await services.database.close().catch(() => {});
+    removeSocketDir();
     process.exit(exitCode || 1);
   }
   const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
@@ -225,7 +232,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   serving = true;
   // `writer` is set by the fork above (and by restarts): TypeScript cannot see closures assign it.
   (writer as Worker | null)?.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
-  if (relay) forkSpare();
+  if (socketDir !== null) forkSpare();
   if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   logger.info(
     {
@@ -236,6 +243,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     "listening",
   );
   await gone;
+  removeSocketDir();
   process.exit(exitCode);
 }
 

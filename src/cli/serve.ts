@@ -10,6 +10,8 @@ import { SharedLimits } from "../http/shared-limits.js";
 import { openServices } from "../services.js";
 import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
 import { ROLE_VARIABLE, runWriter, WRITER_ROLE } from "./writer.js";
+import { WriterLink } from "./writer-link.js";
+import { connectToWriter, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -44,16 +46,16 @@ export async function serve(config: Config): Promise<void> {
     !inWorker && config.bootstrapApiKey && config.bootstrapAuthToken
       ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
       : null;
-  // A worker on a SQLite file reads here and forwards every write, through the supervisor, to
-  // the writer process, which also runs the background work (src/cli/writer.ts).
-  const forward = forwardsWrites
-    ? new WriteForwarder(
-        // A closed channel (the supervisor died) is no 'error' event: node:cluster ends this worker anyway.
-        (message) => process.send?.(message, undefined, undefined, () => {}),
-        config.transport.requestTimeoutMs,
-      )
+  // A worker on a SQLite file reads here and forwards every write, over its connection to the
+  // writer process's socket, to that process, which also runs the background work (src/cli/writer.ts).
+  const writerSocket = process.env[WRITER_SOCKET_VARIABLE];
+  if (forwardsWrites && !writerSocket)
+    throw new Error(`${WRITER_SOCKET_VARIABLE} is not set: workers are forked by the supervisor`);
+  const link = forwardsWrites ? new WriterLink((answer) => forward?.receive(answer)) : undefined;
+  const forward = link
+    ? new WriteForwarder((message) => link.send(message), config.transport.requestTimeoutMs)
     : undefined;
-  if (forward) process.on("message", (message) => forward.receive(message));
+  const toWriter = link && writerSocket ? connectToWriter(writerSocket, link) : undefined;
   // A worker spends from the supervisor's limits, so the workers together enforce one limit.
   const limits = inWorker
     ? new SharedLimits((message) => process.send?.(message, undefined, undefined, () => {}), services.clock, {
@@ -106,7 +108,10 @@ export async function serve(config: Config): Promise<void> {
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
     background?.stopping();
+    // Writes held for a writer that is not connected would wait out their hold: refused now.
+    link?.refuseHeld();
     await Promise.all([app?.close(), background?.stop()]);
+    toWriter?.close();
     limits?.close();
     await services.database.close();
     process.exit(0);

@@ -14,6 +14,7 @@ import { allOperations, allOperatorOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
 import { runClaimingKey } from "../idempotency/claim.js";
 import { openServices } from "../services.js";
+import { listenForWorkers, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
 
 /** The environment variable the supervisor sets on the process it forks as the SQLite writer. */
 export const ROLE_VARIABLE = "COLLABD_PROCESS_ROLE";
@@ -21,7 +22,7 @@ export const WRITER_ROLE = "writer";
 /** Set ("1") beside ROLE_VARIABLE on the spare writer, which waits for WRITER_PROMOTE before it opens the database. */
 export const STANDBY_VARIABLE = "COLLABD_WRITER_STANDBY";
 
-/** Messages between the supervisor and the writer process, beside forwarded writes. */
+/** Messages between the supervisor and the writer process (forwarded writes come by src/cli/writer-socket.ts). */
 export const WRITER_READY = "collabd:writer-ready";
 export const WRITER_START_BACKGROUND = "collabd:writer-start-background";
 export const WRITER_STOPPING = "collabd:writer-stopping";
@@ -33,8 +34,8 @@ export const WRITER_PROMOTE = "collabd:writer-promote";
  * The writer of a SQLite service with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"):
  * a child process of the supervisor, which restarts it if it dies. It serves no HTTP; it
  * keeps the database open with the WAL checkpointer, answers every write the workers forward
- * (relayed by the supervisor, src/cli/writer-relay.ts) on its group commit and WAL sync, and
- * runs the background workers once told to. SIGTERM (once every worker has exited): drains
+ * (on their connections to its socket, src/cli/writer-socket.ts) on its group commit and WAL
+ * sync, and runs the background workers once told to. SIGTERM (once every worker has exited): drains
  * webhook attempts, stops the background work, closes the database and exits 0.
  *
  * The spare (STANDBY_VARIABLE) is forked ahead so that a writer's death costs no process start:
@@ -58,18 +59,18 @@ export async function runWriter(config: Config, logger: Logger): Promise<void> {
   const stopMetrics = registerStorageMetrics(logger, services.database, registry);
   const answer = forwardedWrites(services, logger.child({ component: "writer" }));
   const running = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    running.add(work);
+    void work.finally(() => running.delete(work));
+  };
+  const socketPath = process.env[WRITER_SOCKET_VARIABLE];
+  if (!socketPath)
+    throw new Error(`${WRITER_SOCKET_VARIABLE} is not set: the writer is forked by the supervisor`);
+  const channel = await listenForWorkers(socketPath, answer, track);
   let background: BackgroundWork | null = null;
   let stopping = false;
   process.on("message", (message: { type?: string } | null) => {
-    if (message?.type === FORWARD) {
-      const request = message as ForwardRequest;
-      const done = answer(request).then((reply) => {
-        // The callback takes a send error (the supervisor gone) that would otherwise be fatal here.
-        process.send?.({ ...reply, from: request.from }, undefined, undefined, () => {});
-      });
-      running.add(done);
-      void done.finally(() => running.delete(done));
-    } else if (message?.type === WRITER_START_BACKGROUND && !stopping) {
+    if (message?.type === WRITER_START_BACKGROUND && !stopping) {
       background ??= startBackgroundWork(services, logger);
     } else if (message?.type === WRITER_STOPPING) {
       stopping = true;
@@ -79,6 +80,7 @@ export async function runWriter(config: Config, logger: Logger): Promise<void> {
   process.once("SIGTERM", () => {
     stopping = true;
     background?.stopping();
+    channel.close();
     void (async () => {
       while (running.size > 0) await Promise.allSettled([...running]);
       await background?.stop();

@@ -23,15 +23,13 @@ export class ForwardWrite extends Error {
 }
 
 /**
- * What a worker asks the writer. `kind: "probe"` is `/healthz`'s storage probe. `from` is
- * set by the supervisor, which relays each request to the writer process and its answer
- * back to the worker that asked (src/cli/writer-relay.ts).
+ * What a worker asks the writer, over its connection to the writer process
+ * (src/cli/writer-socket.ts). `kind: "probe"` is `/healthz`'s storage probe.
  */
 export type ForwardRequest =
   | {
       readonly type: typeof FORWARD;
       readonly id: number;
-      readonly from?: number;
       readonly kind: "operation";
       readonly path: string;
       readonly workspace: Workspace;
@@ -49,7 +47,6 @@ export type ForwardRequest =
       /** An operator API request (docs/contract.md "Operator API"): the operator, not a workspace. */
       readonly type: typeof FORWARD;
       readonly id: number;
-      readonly from?: number;
       readonly kind: "operator";
       readonly path: string;
       readonly operatorId: string;
@@ -57,16 +54,15 @@ export type ForwardRequest =
       readonly data: unknown;
       readonly deadline?: number;
     }
-  | { readonly type: typeof FORWARD; readonly id: number; readonly from?: number; readonly kind: "probe" };
+  | { readonly type: typeof FORWARD; readonly id: number; readonly kind: "probe" };
 
 export type ForwardAnswer =
   | {
       readonly type: typeof FORWARD;
       readonly id: number;
-      readonly from?: number;
       readonly outcome: Outcome | null;
     }
-  | { readonly type: typeof FORWARD; readonly id: number; readonly from?: number; readonly error: WireError };
+  | { readonly type: typeof FORWARD; readonly id: number; readonly error: WireError };
 
 /** Past its deadline, the worker still waits this long for the writer's answer before it calls the outcome unknown. */
 const ANSWER_GRACE_MS = 30_000;

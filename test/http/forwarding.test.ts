@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requireWorkspace } from "../../src/areas/workspaces/service.js";
 import { forwardedWrites } from "../../src/cli/writer.js";
-import { WriterRelay } from "../../src/cli/writer-relay.js";
+import { WriterLink } from "../../src/cli/writer-link.js";
 import { ApiError, unavailable } from "../../src/errors.js";
 import { buildApp } from "../../src/http/app.js";
 import { toApiError } from "../../src/http/errors.js";
@@ -384,10 +384,16 @@ it("calls a forwarded write's outcome unknown (500, never 503) when the writer n
   expect(toApiError(probe, 1024)).toMatchObject({ error: { status: "UNAVAILABLE", httpStatus: 503 } });
 });
 
-describe("the writer relay (the supervisor's switchboard)", () => {
-  const fakeWorker = (id: number) => {
+describe("a worker's link to the writer", () => {
+  /** A link whose answers are collected, and channels that record what was sent on them. */
+  const linked = (options: ConstructorParameters<typeof WriterLink>[1]) => {
+    const answers: any[] = [];
+    const link = new WriterLink((answer) => answers.push(answer), options);
+    return { link, answers };
+  };
+  const channel = () => {
     const sent: any[] = [];
-    return { id, sent, isConnected: () => true, send: (message: unknown) => sent.push(message) } as const;
+    return { sent, send: (message: unknown) => sent.push(message) };
   };
   const request = (id: number) =>
     ({
@@ -400,7 +406,7 @@ describe("the writer relay (the supervisor's switchboard)", () => {
       data: {},
     }) as never;
 
-  /** Timers run by hand: `fire()` runs every one due at `now`. */
+  /** Timers run by hand: `advance(ms)` runs every one due by then. */
   const manualTimers = () => {
     let now = 1_000;
     const due: { at: number; fn: () => void; cancelled: boolean }[] = [];
@@ -423,69 +429,61 @@ describe("the writer relay (the supervisor's switchboard)", () => {
     };
   };
 
-  it("holds requests while no writer is ready and relays them, in order, the moment one is; answers 'unknown' for what a dying writer held", () => {
+  it("holds requests while no writer is connected and sends them, in order, the moment one is; answers 'unknown' for what a lost connection held", () => {
     const clock = manualTimers();
-    const relay = new WriterRelay({ holdMs: 5_000, now: clock.now, schedule: clock.schedule });
-    const worker = fakeWorker(1);
-    relay.fromWorker(worker as never, request(7));
-    relay.fromWorker(worker as never, request(8));
-    expect(worker.sent).toEqual([]);
-    const writer = fakeWorker(9);
-    relay.ready(writer as never);
-    relay.fromWorker(worker as never, request(9));
-    expect(writer.sent.map((m) => [m.id, m.from])).toEqual([
-      [7, 1],
-      [8, 1],
-      [9, 1],
-    ]);
+    const { link, answers } = linked({ holdMs: 5_000, now: clock.now, schedule: clock.schedule });
+    link.send(request(7));
+    link.send(request(8));
+    const writer = channel();
+    link.connected(writer);
+    link.send(request(9));
+    expect(writer.sent.map((m) => m.id)).toEqual([7, 8, 9]);
     // The held requests' timers were cancelled: nothing is refused later.
     clock.advance(10_000);
-    expect(worker.sent).toEqual([]);
-    relay.fromWriter({ type: "collabd:forward", id: 8, from: 1, outcome: { message: "ok", data: null } });
-    expect(worker.sent[0]).toEqual({
-      type: "collabd:forward",
-      id: 8,
-      outcome: { message: "ok", data: null },
-    });
-    relay.writerExited(writer as never);
-    expect(worker.sent.slice(1).map((m) => m.id)).toEqual([7, 9]);
-    for (const answer of worker.sent.slice(1)) {
+    expect(answers).toEqual([]);
+    link.fromWriter({ type: "collabd:forward", id: 8, outcome: { message: "ok", data: null } });
+    expect(answers[0]).toEqual({ type: "collabd:forward", id: 8, outcome: { message: "ok", data: null } });
+    // An answer for nothing in flight (already answered) is dropped.
+    link.fromWriter({ type: "collabd:forward", id: 8, outcome: { message: "again", data: null } });
+    expect(answers).toHaveLength(1);
+    link.lost(writer);
+    expect(answers.slice(1).map((m) => m.id)).toEqual([7, 9]);
+    for (const answer of answers.slice(1)) {
       expect(fromWire(answer.error)).toMatchObject({ status: "INTERNAL", httpStatus: 500 });
     }
-    // After the exit, the next request waits for the next writer.
-    relay.fromWorker(worker as never, request(10));
-    expect(worker.sent).toHaveLength(3);
-    const next = fakeWorker(10);
-    relay.ready(next as never);
+    // After the loss, the next request waits for the next writer.
+    link.send(request(10));
+    expect(answers).toHaveLength(3);
+    const next = channel();
+    link.connected(next);
     expect(next.sent.map((m) => m.id)).toEqual([10]);
   });
 
   it("refuses a held request with 503 and Retry-After at the end of its hold or its deadline, beyond the most it holds, and when no writer is coming", () => {
     const clock = manualTimers();
-    const relay = new WriterRelay({ holdMs: 5_000, maxHeld: 3, now: clock.now, schedule: clock.schedule });
-    const worker = fakeWorker(1);
+    const { link, answers } = linked({ holdMs: 5_000, maxHeld: 3, now: clock.now, schedule: clock.schedule });
     const withDeadline = (id: number, deadline: number) =>
       ({ ...(request(id) as object), deadline }) as never;
-    relay.fromWorker(worker as never, request(1));
-    relay.fromWorker(worker as never, withDeadline(2, clock.now() + 1_000));
-    relay.fromWorker(worker as never, withDeadline(3, clock.now() - 1));
-    expect(worker.sent.map((m) => m.id)).toEqual([3]);
+    link.send(request(1));
+    link.send(withDeadline(2, clock.now() + 1_000));
+    link.send(withDeadline(3, clock.now() - 1));
+    expect(answers.map((m) => m.id)).toEqual([3]);
     clock.advance(1_000);
-    expect(worker.sent.map((m) => m.id)).toEqual([3, 2]);
-    relay.fromWorker(worker as never, request(4));
-    relay.fromWorker(worker as never, request(5));
-    relay.fromWorker(worker as never, request(6));
-    expect(worker.sent.map((m) => m.id)).toEqual([3, 2, 6]);
+    expect(answers.map((m) => m.id)).toEqual([3, 2]);
+    link.send(request(4));
+    link.send(request(5));
+    link.send(request(6));
+    expect(answers.map((m) => m.id)).toEqual([3, 2, 6]);
     clock.advance(4_000);
-    expect(worker.sent.map((m) => m.id)).toEqual([3, 2, 6, 1]);
-    relay.refuseHeld();
-    expect(worker.sent.map((m) => m.id)).toEqual([3, 2, 6, 1, 4, 5]);
-    for (const answer of worker.sent) {
+    expect(answers.map((m) => m.id)).toEqual([3, 2, 6, 1]);
+    link.refuseHeld();
+    expect(answers.map((m) => m.id)).toEqual([3, 2, 6, 1, 4, 5]);
+    for (const answer of answers) {
       expect(fromWire(answer.error)).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
     }
-    // Nothing is left to send when a writer is ready.
-    const writer = fakeWorker(9);
-    relay.ready(writer as never);
+    // Nothing is left to send when a writer connects.
+    const writer = channel();
+    link.connected(writer);
     expect(writer.sent).toEqual([]);
   });
 });
