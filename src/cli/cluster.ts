@@ -91,6 +91,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     {
       requestsPerMinute: config.rateLimitPerMinute,
       failuresPerMinute: config.transport.authFailuresPerMinute,
+      connectionsPerAddress: config.transport.maxConnectionsPerAddress,
     },
     services.clock,
     () => workers,
@@ -166,6 +167,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
 
   cluster.on("exit", (worker, code, signal) => {
     const role = worker === writer ? "writer" : worker === spare ? "spare writer" : "worker";
+    limits.forget(worker);
     if (worker === writer) writer = null;
     else if (worker === spare) spare = null;
     else workers.delete(worker);

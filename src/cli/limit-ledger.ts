@@ -1,4 +1,5 @@
 import type { Worker } from "node:cluster";
+import { ConnectionCounts } from "../http/connections.js";
 import { AuthFailureLimiter, RateLimited, RateLimiter } from "../http/rate-limit.js";
 import { LIMITS, type LimitAnswer, type LimitRequest } from "../http/shared-limits.js";
 import type { Clock } from "../lib/clock.js";
@@ -14,25 +15,40 @@ const GRANT_MAX = 64;
 /**
  * The supervisor's side of the request limits (src/http/shared-limits.ts): the one set of
  * buckets every worker of this host spends from — requests per workspace, failed
- * authentications per address and per presented key. An address that runs out is pushed to
- * every worker, which then refuses it before its credentials are looked up.
+ * authentications per address and per presented key — and the one count of each address's
+ * open connections. An address that runs out of failures is pushed to every worker, which then
+ * refuses it before its credentials are looked up.
  */
 export class LimitLedger {
   private readonly requests: RateLimiter;
   private readonly failures: AuthFailureLimiter;
+  private readonly connections: ConnectionCounts;
+  /** Each worker's part of `connections`: given back when the worker exits (its sockets went with it). */
+  private readonly connectionsOf = new Map<Worker, Map<string, number>>();
 
   constructor(
-    limits: { readonly requestsPerMinute: number; readonly failuresPerMinute: number },
+    limits: {
+      readonly requestsPerMinute: number;
+      readonly failuresPerMinute: number;
+      readonly connectionsPerAddress?: number;
+    },
     clock: Clock,
     private readonly workers: () => Iterable<Worker>,
   ) {
     this.requests = new RateLimiter(limits.requestsPerMinute, clock);
     this.failures = new AuthFailureLimiter(limits.failuresPerMinute, clock);
+    this.connections = new ConnectionCounts(limits.connectionsPerAddress ?? 0);
   }
 
   /** A limits message from a worker; answered to that worker (and, for a refused address, to all). */
   receive(from: Worker, message: LimitRequest): void {
-    if (message.kind === "return") {
+    if (message.kind === "connect") {
+      const kept = this.connections.take(message.address);
+      if (kept) this.count(from, message.address, 1);
+      reply(from, { type: LIMITS, kind: "connect", id: message.id, kept });
+    } else if (message.kind === "disconnect") {
+      if (this.count(from, message.address, -1)) this.connections.give(message.address);
+    } else if (message.kind === "return") {
       this.requests.giveBack(message.key, message.tokens);
     } else if (message.kind === "take") {
       reply(from, this.take(message.id, message.key));
@@ -49,6 +65,26 @@ export class LimitLedger {
       }
       reply(from, { type: LIMITS, kind: "failed", id: message.id, wait });
     }
+  }
+
+  /** A worker exited: the connections it held are closed. */
+  forget(worker: Worker): void {
+    for (const [address, open] of this.connectionsOf.get(worker) ?? []) this.connections.give(address, open);
+    this.connectionsOf.delete(worker);
+  }
+
+  /** Adds `change` to the worker's connections of `address`; false when it had none to take one from. */
+  private count(worker: Worker, address: string, change: 1 | -1): boolean {
+    let mine = this.connectionsOf.get(worker);
+    if (mine === undefined) {
+      mine = new Map();
+      this.connectionsOf.set(worker, mine);
+    }
+    const open = (mine.get(address) ?? 0) + change;
+    if (open < 0) return false;
+    if (open === 0) mine.delete(address);
+    else mine.set(address, open);
+    return true;
   }
 
   private take(id: number, key: string): LimitAnswer {

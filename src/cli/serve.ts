@@ -58,10 +58,12 @@ export async function serve(config: Config): Promise<void> {
   const toWriter = link && writerSocket ? connectToWriter(writerSocket, link) : undefined;
   // A worker spends from the supervisor's limits, so the workers together enforce one limit.
   const limits = inWorker
-    ? new SharedLimits((message) => process.send?.(message, undefined, undefined, () => {}), services.clock, {
-        requests: config.rateLimitPerMinute,
-        failures: config.transport.authFailuresPerMinute,
-      })
+    ? new SharedLimits(
+        (message) => process.send?.(message, undefined, undefined, () => {}),
+        services.clock,
+        { requests: config.rateLimitPerMinute, failures: config.transport.authFailuresPerMinute },
+        config.transport.maxConnectionsPerAddress,
+      )
     : undefined;
   if (limits) process.on("message", (message) => limits.receive(message));
   const served = forward

@@ -147,7 +147,6 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     registers: [registry],
   });
   registerAdmissionMetrics(registry, admission);
-  capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, () => refused.inc());
   registerQuotaMetrics(app, registry, services);
   await registerOpenApi(app, options.operations ?? allOperations);
   registerConsole(app);
@@ -162,7 +161,15 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
 
   const limits =
     options.limits ??
-    localLimits(config.rateLimitPerMinute, config.transport.authFailuresPerMinute, services.clock);
+    localLimits(
+      config.rateLimitPerMinute,
+      config.transport.authFailuresPerMinute,
+      services.clock,
+      config.transport.maxConnectionsPerAddress,
+    );
+  capConnectionsPerAddress(app.server, config.transport.maxConnectionsPerAddress, limits, () =>
+    refused.inc(),
+  );
   const bodySchema = bodySchemas(config);
   await registerRefusals(app, refusals);
   await registerOperatorApi(app, services, {

@@ -49,34 +49,84 @@ export function addressGroup(address: string | undefined): string {
 }
 
 /**
+ * Open connections per client address group, at most `max` each (0: no cap). One process
+ * keeps its own (`localLimits`, shared-limits.ts); the supervisor of several workers keeps
+ * the one count they all ask (src/cli/limit-ledger.ts).
+ */
+export class ConnectionCounts {
+  private readonly open = new Map<string, number>();
+
+  constructor(readonly max: number) {}
+
+  /** Counts one more connection of `group`; false, counting nothing, when it holds `max` already. */
+  take(group: string): boolean {
+    const count = this.open.get(group) ?? 0;
+    if (this.max > 0 && count >= this.max) return false;
+    this.open.set(group, count + 1);
+    return true;
+  }
+
+  /** One connection of `group` closed. */
+  give(group: string, connections = 1): void {
+    const left = (this.open.get(group) ?? 0) - connections;
+    if (left <= 0) this.open.delete(group);
+    else this.open.set(group, left);
+  }
+}
+
+/** Who counts a process's connections: its own ConnectionCounts, or the supervisor's (a round trip). */
+export interface ConnectionSlots {
+  /** Whether a connection of `group` just accepted may stay open; each kept one is given back once closed. */
+  connected(group: string): boolean | Promise<boolean>;
+  disconnected(group: string): void;
+}
+
+/**
  * Refuses a client address's connections beyond `max` open at once: the excess socket is
  * destroyed as soon as it is accepted, before a byte of it is parsed. Without this, one
  * client holding thousands of idle sockets exhausts the process's file descriptors and
  * every other client gets empty replies. `onRefused` feeds a metric.
+ *
+ * With several workers the count is the supervisor's, which a worker asks on each accept:
+ * node:cluster deals one address's connections to every worker, so a count per process would
+ * let it hold `max` in each. So that the answer may take that round trip, sockets start paused
+ * (net's `pauseOnConnect`), and the HTTP server sees a socket only once it is kept: no byte
+ * of a refused connection is read, and a kept one's first bytes are read after the answer.
  */
 export function capConnectionsPerAddress(
   server: Server,
   max: number,
+  slots: ConnectionSlots,
   onRefused: () => void = () => {},
 ): void {
   if (max <= 0) return;
-  const open = new Map<string, number>();
+  const serve = server.listeners("connection") as ((socket: Socket) => void)[];
+  server.removeAllListeners("connection");
+  (server as Server & { pauseOnConnect: boolean }).pauseOnConnect = true;
   server.on("connection", (socket: Socket) => {
     const group = addressGroup(socket.remoteAddress);
-    const count = open.get(group) ?? 0;
-    if (count >= max) {
-      onRefused();
-      socket.destroy();
-      return;
-    }
-    open.set(group, count + 1);
-    socket.once("close", () => {
-      const left = (open.get(group) ?? 1) - 1;
-      if (left <= 0) open.delete(group);
-      else open.set(group, left);
-    });
+    const decide = (kept: boolean) => {
+      socket.off("error", ignore);
+      if (!kept) {
+        onRefused();
+        socket.destroy();
+        return;
+      }
+      // Destroyed while the answer came (its close event already passed): its place goes back now.
+      if (socket.destroyed) return slots.disconnected(group);
+      socket.once("close", () => slots.disconnected(group));
+      for (const listener of serve) listener.call(server, socket);
+      socket.resume();
+    };
+    const answer = slots.connected(group);
+    if (typeof answer === "boolean") return decide(answer);
+    // Paused, the socket reads nothing meanwhile; an error before the HTTP server's handler is not fatal.
+    socket.on("error", ignore);
+    answer.then(decide, () => decide(false));
   });
 }
+
+const ignore = () => {};
 
 /** Node's parser errors worth a precise sentence; the rest say "not valid HTTP/1.1". */
 const PARSE_MESSAGES: Record<string, string> = {

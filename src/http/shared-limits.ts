@@ -1,13 +1,15 @@
 import type { Clock } from "../lib/clock.js";
+import { ConnectionCounts, type ConnectionSlots } from "./connections.js";
 import { AuthFailureLimiter, RateLimited, RateLimiter, tooManyFailures } from "./rate-limit.js";
 
 /**
- * The request limits of the auth hook (http/app.ts): failed authentications per address and
- * per presented key, requests per workspace. One process keeps them itself (`localLimits`);
- * the workers of a supervisor share the supervisor's (`SharedLimits`), so N workers enforce
- * one limit, not N (docs/decisions.md "Fair shares of the writer, limits across processes").
+ * The limits per client address and per key (http/app.ts): open connections per address,
+ * failed authentications per address and per presented key, requests per workspace. One
+ * process keeps them itself (`localLimits`); the workers of a supervisor share the
+ * supervisor's (`SharedLimits`), so N workers enforce one limit, not N (docs/decisions.md
+ * "Fair shares of the writer, limits across processes").
  */
-export interface RequestLimits {
+export interface RequestLimits extends ConnectionSlots {
   /** Before authenticating: throws RESOURCE_EXHAUSTED when the address has failed too often. */
   admit(address: string): void;
   /** After a failed authentication: the error to answer (`failure`, or RESOURCE_EXHAUSTED). */
@@ -20,10 +22,14 @@ export function localLimits(
   requestsPerMinute: number,
   failuresPerMinute: number,
   clock: Clock,
+  connectionsPerAddress = 0,
 ): RequestLimits {
   const requests = new RateLimiter(requestsPerMinute, clock);
   const failures = new AuthFailureLimiter(failuresPerMinute, clock);
+  const connections = new ConnectionCounts(connectionsPerAddress);
   return {
+    connected: (group) => connections.take(group),
+    disconnected: (group) => connections.give(group),
     admit: (address) => failures.admit(address),
     failed: (address, apiKey, failure) => failures.failed(address, apiKey, failure),
     take: (workspaceId) => requests.take(workspaceId),
@@ -36,12 +42,16 @@ export const LIMITS = "collabd:limits";
 export type LimitRequest =
   | { type: typeof LIMITS; kind: "take"; id: number; key: string }
   | { type: typeof LIMITS; kind: "failed"; id: number; address: string; apiKey: string | null }
-  | { type: typeof LIMITS; kind: "return"; key: string; tokens: number };
+  | { type: typeof LIMITS; kind: "return"; key: string; tokens: number }
+  | { type: typeof LIMITS; kind: "connect"; id: number; address: string }
+  | { type: typeof LIMITS; kind: "disconnect"; address: string };
 
 export type LimitAnswer =
   /** `granted` tokens taken for the worker (it uses one now, leases the rest), or `wait` seconds. */
   | { type: typeof LIMITS; kind: "take"; id: number; granted: number; wait: number }
   | { type: typeof LIMITS; kind: "failed"; id: number; wait: number }
+  /** Whether the connection may stay open: the supervisor counted it among the address's. */
+  | { type: typeof LIMITS; kind: "connect"; id: number; kept: boolean }
   /** To every worker: the address is refused before lookup for `ms` from now. */
   | { type: typeof LIMITS; kind: "blocked"; address: string; ms: number };
 
@@ -56,7 +66,9 @@ const BLOCKED_MAX = 10_000;
  * or a few more when the bucket is far from empty: as it nears empty, every token is asked for,
  * so the workers together never pass the limit. Leases not used within LEASE_MS are given back.
  * Failed authentications go to the supervisor (they are rare); the addresses it refuses are
- * pushed to every worker, so admitting a request costs no round trip.
+ * pushed to every worker, so admitting a request costs no round trip. Each accepted connection
+ * is counted by the supervisor too (one round trip per connection, not per request; node:cluster
+ * already hands each connection over with one), and its close told to it.
  */
 export class SharedLimits implements RequestLimits {
   private nextId = 0;
@@ -70,6 +82,7 @@ export class SharedLimits implements RequestLimits {
     private readonly clock: Clock,
     /** The configured limits: 0 turns one off here, with no message sent for it. */
     private readonly perMinute: { readonly requests: number; readonly failures: number },
+    private readonly connectionsPerAddress = 0,
   ) {
     this.sweeper = setInterval(() => this.giveBackExpired(), LEASE_MS);
     this.sweeper.unref();
@@ -107,6 +120,17 @@ export class SharedLimits implements RequestLimits {
     if (answer.kind !== "take") return;
     if (answer.wait > 0) throw new RateLimited(answer.wait);
     if (answer.granted > 1) this.lease(workspaceId, answer.granted - 1);
+  }
+
+  connected(group: string): boolean | Promise<boolean> {
+    if (this.connectionsPerAddress <= 0) return true;
+    return this.ask({ type: LIMITS, kind: "connect", id: 0, address: group }).then(
+      (answer) => answer.kind === "connect" && answer.kept,
+    );
+  }
+
+  disconnected(group: string): void {
+    if (this.connectionsPerAddress > 0) this.send({ type: LIMITS, kind: "disconnect", address: group });
   }
 
   /** A message from the supervisor (the worker's `process.on("message")`); others are ignored. */

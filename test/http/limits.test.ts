@@ -111,10 +111,10 @@ describe("parseJson", () => {
 
 describe("limits shared by the workers of a supervisor", () => {
   /** Two workers' SharedLimits wired to one LimitLedger, messages delivered at once (no processes). */
-  function twoWorkers(perMinute: number, clock: ManualClock) {
+  function twoWorkers(perMinute: number, clock: ManualClock, connectionsPerAddress = 0) {
     const fakes: { worker: Worker; limits: SharedLimits }[] = [];
     const ledger = new LimitLedger(
-      { requestsPerMinute: perMinute, failuresPerMinute: perMinute },
+      { requestsPerMinute: perMinute, failuresPerMinute: perMinute, connectionsPerAddress },
       clock,
       () => fakes.map((f) => f.worker),
     );
@@ -124,13 +124,18 @@ describe("limits shared by the workers of a supervisor", () => {
         isConnected: () => true,
         send: (message: unknown) => queueMicrotask(() => fake.limits.receive(message)),
       } as unknown as Worker;
-      fake.limits = new SharedLimits((m) => queueMicrotask(() => ledger.receive(fake.worker, m)), clock, {
-        requests: perMinute,
-        failures: perMinute,
-      });
+      fake.limits = new SharedLimits(
+        (m) => queueMicrotask(() => ledger.receive(fake.worker, m)),
+        clock,
+        { requests: perMinute, failures: perMinute },
+        connectionsPerAddress,
+      );
       fakes.push(fake);
     }
-    return fakes.map((f) => f.limits);
+    return Object.assign(
+      fakes.map((f) => f.limits),
+      { ledger, workers: fakes.map((f) => f.worker) },
+    );
   }
 
   it("never lets the workers together pass a workspace's limit, leases included, and lends unused tokens back", async () => {
@@ -174,6 +179,32 @@ describe("limits shared by the workers of a supervisor", () => {
     expect(() => b!.admit("10.0.0.2")).not.toThrow();
     clock.advance(20_000);
     expect(() => a!.admit("10.0.0.1")).not.toThrow();
+    a!.close();
+    b!.close();
+  });
+
+  it("keeps an address's connections over both workers at the cap, and frees a worker's when it exits", async () => {
+    const workers = twoWorkers(0, new ManualClock(), 3);
+    const [a, b] = workers;
+    const kept = [];
+    for (let i = 0; i < 6; i++) kept.push(await (i % 2 ? a! : b!).connected("10.0.0.1"));
+    expect(kept).toEqual([true, true, true, false, false, false]);
+    // Another address has its own count.
+    expect(await a!.connected("10.0.0.2")).toBe(true);
+    // A close frees one place, whichever worker asks next.
+    b!.disconnected("10.0.0.1");
+    await Promise.resolve();
+    expect(await a!.connected("10.0.0.1")).toBe(true);
+    expect(await b!.connected("10.0.0.1")).toBe(false);
+    // A worker that exits took its connections with it: b holds one of 10.0.0.1's three, a two.
+    workers.ledger.forget(workers.workers[0]!);
+    expect(await b!.connected("10.0.0.1")).toBe(true);
+    expect(await b!.connected("10.0.0.1")).toBe(true);
+    expect(await b!.connected("10.0.0.1")).toBe(false);
+    // A close the ledger never counted (the forgotten worker's late message) takes nothing from the others.
+    a!.disconnected("10.0.0.1");
+    await Promise.resolve();
+    expect(await b!.connected("10.0.0.1")).toBe(false);
     a!.close();
     b!.close();
   });

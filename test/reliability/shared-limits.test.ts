@@ -1,15 +1,17 @@
 import { request } from "node:http";
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { DIALECTS, scratchDatabase } from "../support/databases.js";
 import { startServe } from "../support/process.js";
 import { TEST_SECRET } from "../support/server.js";
-import { report } from "./support/wait.js";
+import { report, until } from "./support/wait.js";
 
 /**
  * With COLLABD_WORKERS=2 the request limits are the supervisor's, shared by both workers
  * (src/http/shared-limits.ts, src/cli/limit-ledger.ts): requests spread over the workers hit
  * a workspace's rate limit and an address's failed-authentication limit at the configured
- * figure, not twice it.
+ * figure, not twice it, and an address keeps COLLABD_MAX_CONNECTIONS_PER_ADDRESS connections
+ * open over both workers, not that many in each.
  */
 const creds = {
   apiKey: "shared-limits-api-key-0123456789abcdef",
@@ -89,6 +91,70 @@ for (const dialect of DIALECTS)
             `(${Math.round(failures.ms)} ms)`,
         );
       } finally {
+        await server.stop();
+        await scratch.drop();
+      }
+    }, 240_000);
+  });
+
+/** Connections one address may keep open in the test below; node:cluster deals them to both workers in turn. */
+const CONNECTIONS = 3;
+
+/**
+ * Opens a connection and asks `/healthz` on it, keeping it open: "kept" once answered, or
+ * "refused" when the server closes it unanswered (destroyed on accept). `close` ends a kept one.
+ */
+function openConnection(url: string): Promise<{ kept: boolean; close(): void }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let answer = "";
+    const close = () => socket.destroy();
+    socket.on("error", () => {});
+    socket.on("data", (chunk: Buffer) => {
+      answer += chunk.toString("latin1");
+      if (/^HTTP\/1\.1 \d{3} /.test(answer)) resolve({ kept: true, close });
+    });
+    socket.once("close", () => resolve({ kept: false, close }));
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`);
+  });
+}
+
+for (const dialect of DIALECTS)
+  describe(`connections per address across COLLABD_WORKERS=2 [${dialect}]`, () => {
+    it("keeps the configured number of one address's connections open over both workers and refuses the rest on accept", async () => {
+      const scratch = await scratchDatabase(dialect);
+      const server = await startServe({
+        ...scratch.env,
+        COLLABD_SECRET: TEST_SECRET,
+        COLLABD_MAX_CONNECTIONS_PER_ADDRESS: String(CONNECTIONS),
+        COLLABD_WORKERS: "2",
+      });
+      const opened: { kept: boolean; close(): void }[] = [];
+      try {
+        // One at a time, each answered or refused before the next: a count per worker would keep all of them.
+        for (let i = 0; i < 2 * CONNECTIONS; i++) opened.push(await openConnection(server.url));
+        expect(opened.filter((c) => c.kept)).toHaveLength(CONNECTIONS);
+        expect(opened.slice(0, CONNECTIONS).every((c) => c.kept)).toBe(true);
+
+        // A kept connection that closes frees its place for the next, whichever worker gets it.
+        opened[0]!.close();
+        const next = await until(
+          async () => {
+            const connection = await openConnection(server.url);
+            opened.push(connection);
+            return connection.kept ? connection : undefined;
+          },
+          30_000,
+          "a connection kept once another closed",
+        );
+        expect(next.kept).toBe(true);
+        expect((await openConnection(server.url)).kept).toBe(false);
+        report(
+          `connections per address [${dialect}]: ${CONNECTIONS} of ${2 * CONNECTIONS} kept over 2 workers, the rest refused on accept`,
+        );
+      } finally {
+        for (const connection of opened) connection.close();
         await server.stop();
         await scratch.drop();
       }
