@@ -15,20 +15,15 @@ export interface TargetCheck {
 
 const NO_TARGET: TargetCheck = { target: "–", measured: "–", met: null };
 
-/** A target relative to the echo route: judged by the runner once every echo run of the server is in. */
-export interface EchoTarget {
-  readonly minRatioToEcho: number;
-}
-
 /**
- * A row for an autocannon run: requests/s (or `per` items/s, e.g. records in batches of
- * 100) and loaded p50/p99. The ratio to echo (and an echo-relative target) is filled in by
- * `judgeAgainstEcho` from the server's echo runs.
+ * A row for one autocannon run that cannot be repeated in rounds (get traffic during an
+ * erasure job): requests/s (or `per` items/s) and loaded p50/p99, no ratio to echo. Rows
+ * under load otherwise come from rounds (bench/rounds.ts, `roundsRow`).
  */
 export function loadRow(
   base: RowBase,
   result: LoadResult,
-  check: TargetCheck | EchoTarget = NO_TARGET,
+  check: TargetCheck = NO_TARGET,
   per?: { count: number; unit: string },
 ): Row {
   const errors = result.errors + result.non2xx;
@@ -41,25 +36,9 @@ export function loadRow(
     p50Ms: result.p50Ms,
     p99Ms: result.p99Ms,
     ratioToEcho: null,
-    ...("minRatioToEcho" in check
-      ? { target: `≥ ${pct(check.minRatioToEcho)} of echo`, measured: "–", met: null, ...check }
-      : check),
+    ...check,
     ...(errors > 0 ? { note: `${result.errors} errors and ${result.non2xx} non-2xx responses` } : {}),
   };
-}
-
-/**
- * Fills in each row's ratio to echo against `echoRps` (the median of the server's echo
- * runs, which is steadier on a shared host than any single run), and judges the targets
- * that are relative to echo.
- */
-export function judgeAgainstEcho(rows: readonly Row[], echoRps: number): Row[] {
-  return rows.map((row) => {
-    if (row.requestRate === undefined) return row;
-    const ratio = row.requestRate / echoRps;
-    if (row.minRatioToEcho === undefined) return { ...row, ratioToEcho: ratio };
-    return { ...row, ratioToEcho: ratio, measured: pct(ratio), met: ratio >= row.minRatioToEcho };
-  });
 }
 
 /** A row for latencies measured one request at a time (no throughput). */

@@ -4,10 +4,11 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { Dialect } from "../src/db/database.js";
 import { scratchDatabase } from "../test/support/databases.js";
+import { spawnChildServer } from "./child.js";
 import { explainAll } from "./explain.js";
-import { type LoadResult, load } from "./load.js";
 import { type DialectRun, type Report, type Row, writeReport } from "./report.js";
-import { count, judgeAgainstEcho, pct, valueRow } from "./rows.js";
+import { inRounds, loadAverage, median, type RoundItem } from "./rounds.js";
+import { count, pct, valueRow } from "./rows.js";
 import type { Scenario, ScenarioFactory } from "./scenario.js";
 import { activitiesScenario } from "./scenarios/activities.js";
 import { commentsScenario } from "./scenarios/comments.js";
@@ -19,7 +20,7 @@ import { processScenario } from "./scenarios/process.js";
 import { recordingsScenario } from "./scenarios/recordings.js";
 import { webhooksScenario } from "./scenarios/webhooks.js";
 import { withSeedContext } from "./seed.js";
-import { type BenchServer, startBenchServer } from "./server.js";
+import { startBenchServer } from "./server.js";
 import { FULL, QUICK } from "./sizes.js";
 
 /**
@@ -52,6 +53,7 @@ const { values } = parseArgs({
     "report-only": { type: "boolean" },
     explain: { type: "boolean" },
     workers: { type: "string" },
+    "seed-only": { type: "boolean" },
   },
 });
 const root = resolve(import.meta.dirname, "..");
@@ -73,6 +75,11 @@ const began = performance.now();
 const rows: Row[] = [];
 const runs: DialectRun[] = [];
 for (const dialect of dialects) runs.push(await runDialect(dialect));
+if (values["seed-only"]) {
+  // Times the seeding alone (docs/performance.md budget); writes no report.
+  log(`seeded ${dialects.join(" and ")} in ${((performance.now() - began) / 1000).toFixed(0)} s`);
+  process.exit(0);
+}
 
 const notes = [
   ...rows.filter((r) => r.note).map((r) => `${r.dialect} ${r.operation}: ${r.note}.`),
@@ -98,6 +105,7 @@ async function runDialect(dialect: Dialect): Promise<DialectRun> {
   const scratch = await scratchDatabase(dialect);
   try {
     const seedStart = performance.now();
+    const seedLoad = loadAverage();
     const failed: Row[] = [];
     await withSeedContext(dialect, scratch.url, log, async (seed) => {
       for (const scenario of [...scenarios]) {
@@ -113,22 +121,35 @@ async function runDialect(dialect: Dialect): Promise<DialectRun> {
       }
     });
     const seedS = (performance.now() - seedStart) / 1000;
+    log(`${dialect}: seeded everything in ${seedS.toFixed(1)} s (load average ${loadAverage()})`);
+    if (values["seed-only"]) return { dialect, seedS, measureS: 0, echoRps: {}, echoBaselineRps: 0 };
     const measureStart = performance.now();
     const server = await startBenchServer(scratch.url, values["cpu-prof"], values.workers);
     log(`${dialect}: ready in ${(server.readyMs / 1000).toFixed(2)} s`);
+    const rawEcho = await spawnChildServer(resolve(import.meta.dirname, "peer/raw-echo.ts"));
     try {
-      const echoes: { when: string; result: LoadResult }[] = [];
-      const runEcho = async (when: string) => {
-        const result = await measureEcho(server);
-        echoes.push({ when, result });
-        log(`${dialect}: echo ${result.rps.toFixed(0)} req/s`);
+      const ownEchoes: Record<string, number> = {};
+      const rawEchoes: Record<string, number> = {};
+      const targets = { url: server.url, rawEchoUrl: rawEcho.url, sizes, log };
+      const context = {
+        dialect,
+        server,
+        databaseUrl: scratch.url,
+        log,
+        async inRounds(label: string, items: readonly RoundItem[]) {
+          const measured = await inRounds(targets, `${dialect}: ${label}`, items);
+          measured.rounds.forEach((round, i) => {
+            ownEchoes[`${label} ${i + 1}`] = round.ownEcho.rps;
+            rawEchoes[`${label} ${i + 1}`] = round.rawEcho.rps;
+          });
+          return measured;
+        },
       };
       const measured: Row[] = [];
       for (const scenario of scenarios) {
-        if (scenario.comparesToEcho) await runEcho(`before ${scenario.name}`);
         const t0 = performance.now();
         try {
-          measured.push(...(await scenario.measure({ dialect, server, log })));
+          measured.push(...(await scenario.measure(context)));
         } catch (error) {
           measured.push(failure(scenario, dialect, "measuring", error));
         }
@@ -137,55 +158,47 @@ async function runDialect(dialect: Dialect): Promise<DialectRun> {
           `${dialect}: measured ${scenario.name} in ${seconds(t0)} s; RSS ${mb(server.rssBytes())} MB, peak ${mb(server.peakRssBytes())} MB`,
         );
       }
-      await runEcho("at the end");
-      const rates = echoes.map((e) => e.result.rps).sort((a, b) => a - b);
-      const baseline =
-        rates.length % 2
-          ? rates[(rates.length - 1) / 2]!
-          : (rates[rates.length / 2 - 1]! + rates[rates.length / 2]!) / 2;
-      const first = echoes[0]!.result;
+      const own = Object.values(ownEchoes);
+      const raw = Object.values(rawEchoes);
+      const spread = (rates: number[]) =>
+        rates.length
+          ? `${count(Math.min(...rates))}–${count(Math.max(...rates))} req/s over ${rates.length} rounds`
+          : "–";
+      const echoRow = (operation: string, rates: number[], reference: boolean): Row => ({
+        ...valueRow({ operation, dialect }, { target: "–", measured: spread(rates), met: null }),
+        throughput: rates.length ? { value: median(rates), unit: "req/s" } : null,
+        ...(reference ? { reference: true } : {}),
+      });
       rows.push(
-        {
-          operation:
-            "echo (baseline: median of the echo runs, before each scenario under load and at the end)",
-          dialect,
-          throughput: { value: baseline, unit: "req/s" },
-          p50Ms: first.p50Ms,
-          p99Ms: first.p99Ms,
-          ratioToEcho: 1,
-          target: "–",
-          measured: `${count(rates[0]!)}–${count(rates.at(-1)!)} req/s over ${rates.length} runs`,
-          met: null,
-        },
-        ...judgeAgainstEcho(measured, baseline),
+        echoRow(
+          "echo: collabd's /bench/echo, median of every round's (each row's ratios are within its own rounds)",
+          own,
+          false,
+        ),
+        echoRow(
+          "raw Node.js http echo (bench/peer/raw-echo.ts, no Fastify; own process), median of every round's",
+          raw,
+          true,
+        ),
+        ...measured,
         ...failed,
       );
       return {
         dialect,
         seedS,
         measureS: (performance.now() - measureStart) / 1000,
-        echoRps: Object.fromEntries(echoes.map((e) => [e.when, e.result.rps])),
-        echoBaselineRps: baseline,
+        echoRps: ownEchoes,
+        echoBaselineRps: own.length ? median(own) : 0,
+        rawEchoRps: rawEchoes,
+        load: { seedStart: seedLoad, seedEnd: loadAverage(), measureEnd: loadAverage() },
       };
     } finally {
+      await rawEcho.stop();
       await server.stop();
     }
   } finally {
     await scratch.drop();
   }
-}
-
-/** The bare echo route with a body like an activities get's: the ceiling every ratio is against. */
-function measureEcho(server: BenchServer): Promise<LoadResult> {
-  const body = JSON.stringify({ data: { organizationId: "bench-org-1", documentId: "doc-1", pageSize: 20 } });
-  return load({
-    url: server.url,
-    path: "/bench/echo",
-    durationS: sizes.durationS,
-    connections: sizes.connections,
-    body,
-    creds: false,
-  });
 }
 
 /**

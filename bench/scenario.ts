@@ -2,6 +2,7 @@ import type { Ctx, Services } from "../src/context.js";
 import type { Dialect } from "../src/db/database.js";
 import type { ManualClock } from "../src/lib/clock.js";
 import type { Row } from "./report.js";
+import type { RoundItem, Rounds } from "./rounds.js";
 import type { BenchServer } from "./server.js";
 import type { Sizes } from "./sizes.js";
 
@@ -13,8 +14,6 @@ import type { Sizes } from "./sizes.js";
  */
 export interface Scenario {
   readonly name: string;
-  /** Whether it has rows under load: the runner then runs echo right before `measure`, too. */
-  readonly comparesToEcho: boolean;
   seed(seed: SeedContext): Promise<void>;
   measure(run: MeasureContext): Promise<Row[]>;
 }
@@ -35,5 +34,9 @@ export interface SeedContext {
 export interface MeasureContext {
   readonly dialect: Dialect;
   readonly server: BenchServer;
+  /** The scratch database the server runs on (the physical floor writes into it: bench/floor/). */
+  readonly databaseUrl: string;
+  /** Rounds of both echoes and `items` back to back (bench/rounds.ts); rows come from `roundsRow`. */
+  inRounds(label: string, items: readonly RoundItem[]): Promise<Rounds>;
   log(message: string): void;
 }

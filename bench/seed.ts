@@ -1,9 +1,8 @@
 import { type Kysely, sql } from "kysely";
 import { bootstrap } from "../src/areas/workspaces/service.js";
 import { loadConfig } from "../src/config.js";
-import { type Ctx, contextFor, type Workspace } from "../src/context.js";
+import { contextFor, type Workspace } from "../src/context.js";
 import type { Dialect } from "../src/db/database.js";
-import { asWriteTx, type WriteTx } from "../src/db/handles.js";
 import type { Tables } from "../src/db/tables.js";
 import { ManualClock } from "../src/lib/clock.js";
 import { openServices } from "../src/services.js";
@@ -36,7 +35,7 @@ export async function withSeedContext(
   const clock = new ManualClock(Date.now() - 30 * 86_400_000);
   const services = await openServices(
     loadConfig({
-      COLLABD_DATABASE_URL: databaseUrl,
+      COLLABD_DATABASE_URL: dialect === "postgres" ? withoutCommitFlush(databaseUrl) : databaseUrl,
       COLLABD_SECRET: BENCH_SECRET,
       // Seeding transactions hold 1000 verbs each, and on PostgreSQL lanes whose connections
       // share a usage row (src/quotas) wait for each other's commit: on a loaded host that
@@ -47,9 +46,17 @@ export async function withSeedContext(
       COLLABD_WRITE_BUDGET_ROWS: "100000000",
       COLLABD_WRITE_BUDGET_BYTES: String(1024 ** 4),
     }),
-    { clock },
+    // Seeding needs the rows, not their durability: no WAL fdatasync per commit (SQLite); the
+    // server measured afterwards opens the database itself with every sync on.
+    { clock, database: { fdatasync: async () => {} } },
   );
   try {
+    if (dialect === "sqlite") {
+      // The seeding connection only: no sync at commit, and a page cache that holds the
+      // indexes being filled (the 16 MiB default rereads them from the OS for every batch).
+      await sql`pragma synchronous = off`.execute(services.database.db);
+      await sql`pragma cache_size = -1048576`.execute(services.database.db);
+    }
     await bootstrap(services.database.db, clock, BENCH_CREDS);
     const ctx = contextFor(services, workspaceOf(BENCH_CREDS.apiKey), "bench-seed");
     const seed = { dialect, services, ctx, clock, log };
@@ -61,16 +68,28 @@ export async function withSeedContext(
 }
 
 /**
- * Runs `count` calls of a verb that writes little per call (one notification), many per
- * database transaction: the verb runs unchanged, but its `ctx.write` joins the batch's
- * transaction, so seeding pays one commit per `perTransaction` calls. On PostgreSQL
- * several batches run at once on the pool's connections.
+ * The scratch URL with `synchronous_commit = off` for the seeding connections: commits return
+ * before their WAL is flushed (the data is the same; a crash would lose the seeding, which is
+ * redone anyway). The server measured uses the plain URL.
  */
-export async function inTransactions(
+function withoutCommitFlush(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  const options = url.searchParams.get("options") ?? "";
+  url.searchParams.set("options", `${options} -c synchronous_commit=off`.trim());
+  return url.toString();
+}
+
+/**
+ * Writes items `0..count` in transactions of `perTransaction`, `write(trx, start, end)` for
+ * each (bulk seeding: bench/README.md "Seed"). On PostgreSQL several transactions run at
+ * once on the pool's connections, so the server works while this process builds the next
+ * batch; SQLite has one writer.
+ */
+export async function inBatches(
   seed: SeedContext,
   count: number,
-  call: (ctx: Ctx, i: number) => Promise<unknown>,
-  perTransaction = 1000,
+  perTransaction: number,
+  write: (trx: Kysely<Tables>, start: number, end: number) => Promise<void>,
 ): Promise<void> {
   const lanes = seed.dialect === "postgres" ? 4 : 1;
   const stats = statisticsAsItGrows(seed);
@@ -80,10 +99,7 @@ export async function inTransactions(
       const start = next;
       const end = Math.min(count, start + perTransaction);
       next = end;
-      await seed.services.database.db.transaction().execute(async (trx) => {
-        const ctx = batchContext(seed.ctx, trx);
-        for (let i = start; i < end; i++) await call(ctx, i);
-      });
+      await seed.services.database.db.transaction().execute((trx) => write(trx, start, end));
       await stats.wrote(end - start);
     }
   };
@@ -121,11 +137,4 @@ export async function analyze(seed: SeedContext): Promise<void> {
   const { rows } = await sql<{ name: string }>`
     select quote_ident(tablename) as name from pg_tables where schemaname = current_schema()`.execute(db);
   if (rows.length > 0) await sql.raw(`analyze ${rows.map((r) => r.name).join(", ")}`).execute(db);
-}
-
-function batchContext(ctx: Ctx, trx: Kysely<Tables>): Ctx {
-  return {
-    ...ctx,
-    write: <T>(work: (trx: WriteTx) => Promise<T>) => work(asWriteTx(trx)),
-  };
 }

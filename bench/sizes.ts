@@ -4,8 +4,10 @@
  */
 export interface Sizes {
   readonly mode: "quick" | "full";
-  /** Seconds of each autocannon run. */
+  /** Seconds of each autocannon run (of each round's, for rows measured in rounds). */
   readonly durationS: number;
+  /** Rounds of every throughput row (bench/rounds.ts); at least 3, whose median is reported. */
+  readonly rounds: number;
   /** Connections of each autocannon run against a read or small-write route. */
   readonly connections: number;
   /** Requests per sequential latency measurement (one client, nothing queued). */
@@ -31,7 +33,8 @@ export interface Sizes {
 
 export const FULL: Sizes = {
   mode: "full",
-  durationS: 10,
+  durationS: 3,
+  rounds: 3,
   connections: 16,
   samples: 400,
   activities: { total: 1_000_000, walk: 20_000, updatable: 10_000 },
@@ -46,7 +49,8 @@ export const FULL: Sizes = {
 
 export const QUICK: Sizes = {
   mode: "quick",
-  durationS: 1.5,
+  durationS: 1,
+  rounds: 3,
   connections: 16,
   samples: 100,
   activities: { total: 50_000, walk: 10_100, updatable: 5_000 },

@@ -1,9 +1,11 @@
 import { addActivities } from "../../src/areas/activities/service.js";
 import { call } from "../client.js";
-import { load, sequentialLatency } from "../load.js";
-import { type Peer, peerFor } from "../peer/compare.js";
+import { floorItem } from "../floor/run.js";
+import { sequentialLatency } from "../load.js";
+import { PEER_ADD, PEER_GET, type Peer, peerFor } from "../peer/compare.js";
 import type { Row } from "../report.js";
-import { count, latencyRow, loadRow, ms } from "../rows.js";
+import { loadItem, roundsRow } from "../rounds.js";
+import { count, latencyRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import type { Sizes } from "../sizes.js";
 
@@ -15,6 +17,8 @@ const UPDATE_BATCH = 100;
 const SEED_BATCH = 1000;
 const PAGE_SIZE = 20;
 const WALK_PAGES = 500;
+/** Round item key of the physical floor (bench/floor/). */
+const FLOOR = "floor add";
 
 /** An activity as clients send them, about 400 bytes of JSON once stored. */
 export function sampleActivity(i: number) {
@@ -48,7 +52,6 @@ export function activitiesScenario(sizes: Sizes): Scenario {
 
   return {
     name: "activities",
-    comparesToEcho: true,
     async seed({ ctx, clock }) {
       const batch = Array.from({ length: SEED_BATCH }, (_, i) => sampleActivity(i));
       for (let written = 0; written < walkRecords; written += SEED_BATCH) {
@@ -82,13 +85,12 @@ export function activitiesScenario(sizes: Sizes): Scenario {
       );
     },
 
-    async measure({ dialect, server, log }) {
+    async measure({ dialect, server, databaseUrl, inRounds, log }) {
       const rows: Row[] = [];
       const url = server.url;
-      const run = (path: string, body: () => string, connections = sizes.connections) =>
-        load({ url, path, durationS: sizes.durationS, connections, body });
       const randomDocument = () => documents[Math.floor(Math.random() * documents.length)] ?? walk;
       const addBatch = Array.from({ length: ADD_BATCH }, (_, i) => sampleActivity(i));
+      const getBody = () => JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } });
       const addBody = () =>
         JSON.stringify({
           data: {
@@ -97,55 +99,8 @@ export function activitiesScenario(sizes: Sizes): Scenario {
             activities: addBatch,
           },
         });
-
-      const get = await run("/v2/activities/get", () =>
-        JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } }),
-      );
-      rows.push(
-        loadRow(
-          { operation: `activities get (pageSize 20, one document, ${count(total)} records)`, dialect },
-          get,
-          { minRatioToEcho: 0.4 },
-        ),
-      );
-      log(`${dialect}: activities get ${get.rps.toFixed(0)} req/s`);
-      if (peer) {
-        try {
-          rows.push(
-            ...(await peer.measure({
-              dialect,
-              sizes,
-              url,
-              label: `pageSize 20, one document, ${count(total)} records`,
-              body: () => JSON.stringify({ data: { ...randomDocument(), pageSize: PAGE_SIZE } }),
-              addBody,
-              addBatch: ADD_BATCH,
-              log,
-            })),
-          );
-        } finally {
-          peer.drop();
-        }
-      }
-
-      const add = await run("/v2/activities/add", addBody);
-      const recordsPerS = add.rps * ADD_BATCH;
-      rows.push(
-        loadRow(
-          { operation: "activities add (batches of 100, durable)", dialect },
-          add,
-          {
-            target: "≥ 50,000 records/s",
-            measured: `${count(recordsPerS)} records/s`,
-            met: recordsPerS >= 50_000,
-          },
-          { count: ADD_BATCH, unit: "records/s" },
-        ),
-      );
-      log(`${dialect}: activities add ${count(recordsPerS)} records/s`);
-
       const batches = Math.max(1, Math.floor(updatable / UPDATE_BATCH));
-      const update = await run("/v2/activities/update", () => {
+      const updateBody = () => {
         const first = (updateCounter++ % batches) * UPDATE_BATCH;
         const n = updateCounter;
         return JSON.stringify({
@@ -157,13 +112,59 @@ export function activitiesScenario(sizes: Sizes): Scenario {
             })),
           },
         });
-      });
-      rows.push(
-        loadRow({ operation: "activities update (batches of 100 patches)", dialect }, update, undefined, {
-          count: UPDATE_BATCH,
-          unit: "records/s",
-        }),
-      );
+      };
+      const running = peer ? await peer.start() : null;
+      try {
+        const connections = sizes.connections;
+        const rounds = await inRounds("activities", [
+          loadItem("get", { url, path: "/v2/activities/get", body: getBody, connections }),
+          ...(running ? running.items({ get: getBody, add: addBody }) : []),
+          loadItem("add", { url, path: "/v2/activities/add", body: addBody, connections }),
+          // Rows like those the seeding's add wrote into the first 1000-record document.
+          floorItem(FLOOR, dialect, databaseUrl, documents[0] ?? walk, ADD_BATCH),
+          loadItem("update", { url, path: "/v2/activities/update", body: updateBody, connections }),
+        ]);
+        const withPeer = (name: string) => (running ? [{ name: "the peer", key: name }] : []);
+        const records = { count: ADD_BATCH, unit: "records/s" };
+        rows.push(
+          roundsRow(
+            { operation: `activities get (pageSize 20, one document, ${count(total)} records)`, dialect },
+            rounds,
+            "get",
+            { check: { minRatioToEcho: 0.4 }, versus: withPeer(PEER_GET) },
+          ),
+          roundsRow({ operation: "activities add (batches of 100, durable)", dialect }, rounds, "add", {
+            per: records,
+            check: (recordsPerS) => ({
+              target: "≥ 50,000 records/s",
+              measured: `${count(recordsPerS)} records/s`,
+              met: recordsPerS >= 50_000,
+            }),
+            versus: [...withPeer(PEER_ADD), { name: "the physical floor", key: FLOOR }],
+          }),
+          roundsRow(
+            {
+              operation:
+                dialect === "sqlite"
+                  ? "physical floor: activities rows by a raw better-sqlite3 loop into the same table (batches of 100, one transaction each, WAL, synchronous = FULL; own process)"
+                  : "physical floor: activities rows by a raw pg loop into the same table (batches of 100, one transaction each, synchronous_commit on; own process, one connection)",
+              dialect,
+            },
+            rounds,
+            FLOOR,
+            { per: records, reference: true },
+          ),
+          roundsRow({ operation: "activities update (batches of 100 patches)", dialect }, rounds, "update", {
+            per: records,
+          }),
+          ...(running ? await running.rows(rounds, dialect, ADD_BATCH, getBody) : []),
+        );
+      } finally {
+        await running?.stop();
+        peer?.drop();
+      }
+      const last = rows[0]!;
+      log(`${dialect}: activities get ${count(last.requestRate ?? 0)} req/s (median of rounds)`);
 
       const base = { ...walk, pageSize: PAGE_SIZE };
       let token = "";

@@ -1,6 +1,6 @@
 import { addAnnotations } from "../../src/areas/comments/annotations-add.js";
-import { load } from "../load.js";
-import { count, loadRow } from "../rows.js";
+import { loadItem, roundsRow } from "../rounds.js";
+import { count } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { statisticsAsItGrows } from "../seed.js";
 import type { Sizes } from "../sizes.js";
@@ -37,7 +37,6 @@ export function commentsScenario(sizes: Sizes): Scenario {
 
   return {
     name: "comments",
-    comparesToEcho: true,
     async seed(seed) {
       const { ctx, clock } = seed;
       const stats = statisticsAsItGrows(seed);
@@ -55,43 +54,46 @@ export function commentsScenario(sizes: Sizes): Scenario {
       }
     },
 
-    async measure({ dialect, server, log }) {
-      const run = (path: string, body: () => string) =>
-        load({ url: server.url, path, durationS: sizes.durationS, connections: sizes.connections, body });
-      const get = await run("/v2/commentannotations/get", () =>
-        JSON.stringify({
-          data: {
-            organizationId: ORGANIZATION,
-            documentId: `cm-doc-${Math.floor(Math.random() * Math.min(documents, Math.ceil(threads / THREADS_PER_BATCH)))}`,
-            pageSize: PAGE_SIZE,
-          },
-        }),
-      );
-      log(`${dialect}: comment threads get ${get.rps.toFixed(0)} req/s`);
+    async measure({ dialect, server, inRounds, log }) {
+      const item = (key: string, path: string, body: () => string) =>
+        loadItem(key, { url: server.url, path, connections: sizes.connections, body });
       const batch = Array.from({ length: ADD_BATCH }, (_, i) => sampleThread(i));
-      const add = await run("/v2/commentannotations/add", () =>
-        JSON.stringify({
-          data: {
-            organizationId: "bench-comment-add",
-            documentId: `add-doc-${addCounter++ % 100}`,
-            commentAnnotations: batch,
-          },
-        }),
-      );
-      log(`${dialect}: comment threads add ${count(add.rps * ADD_BATCH)} threads/s`);
-      return [
-        loadRow(
-          { operation: `comment threads get (pageSize 20, one document, ${count(total)} comments)`, dialect },
-          get,
-          { minRatioToEcho: 0.2 },
+      const rounds = await inRounds("comments", [
+        item("get", "/v2/commentannotations/get", () =>
+          JSON.stringify({
+            data: {
+              organizationId: ORGANIZATION,
+              documentId: `cm-doc-${Math.floor(Math.random() * Math.min(documents, Math.ceil(threads / THREADS_PER_BATCH)))}`,
+              pageSize: PAGE_SIZE,
+            },
+          }),
         ),
-        loadRow(
+        item("add", "/v2/commentannotations/add", () =>
+          JSON.stringify({
+            data: {
+              organizationId: "bench-comment-add",
+              documentId: `add-doc-${addCounter++ % 100}`,
+              commentAnnotations: batch,
+            },
+          }),
+        ),
+      ]);
+      const rows = [
+        roundsRow(
+          { operation: `comment threads get (pageSize 20, one document, ${count(total)} comments)`, dialect },
+          rounds,
+          "get",
+          { check: { minRatioToEcho: 0.2 } },
+        ),
+        roundsRow(
           { operation: "comment threads add (batches of 10 threads × 3 comments, durable)", dialect },
-          add,
-          undefined,
-          { count: ADD_BATCH * COMMENTS_PER_THREAD, unit: "comments/s" },
+          rounds,
+          "add",
+          { per: { count: ADD_BATCH * COMMENTS_PER_THREAD, unit: "comments/s" } },
         ),
       ];
+      log(`${dialect}: comment threads get ${count(rows[0]!.requestRate ?? 0)} req/s (median of rounds)`);
+      return rows;
     },
   };
 }

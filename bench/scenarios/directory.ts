@@ -2,9 +2,9 @@ import { addDocuments } from "../../src/areas/documents/service.js";
 import { updateOrganizations } from "../../src/areas/organizations/service.js";
 import { addUsers } from "../../src/areas/users/service.js";
 import { call } from "../client.js";
-import { type LoadResult, load } from "../load.js";
 import type { Row } from "../report.js";
-import { count, loadRow } from "../rows.js";
+import { loadItem, roundsRow } from "../rounds.js";
+import { count } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { statisticsAsItGrows } from "../seed.js";
 import type { Sizes } from "../sizes.js";
@@ -48,7 +48,6 @@ export function directoryScenario(sizes: Sizes): Scenario {
 
   return {
     name: "directory",
-    comparesToEcho: true,
     async seed(seed) {
       const { ctx, clock } = seed;
       const stats = statisticsAsItGrows(seed);
@@ -85,127 +84,86 @@ export function directoryScenario(sizes: Sizes): Scenario {
       if (failed) throw new Error(`seeding organization metadata: ${failed.id}: ${failed.message}`);
     },
 
-    async measure({ dialect, server, log }) {
+    async measure({ dialect, server, inRounds, log }) {
       const url = server.url;
-      const rows: Row[] = [];
-      const run = (path: string, body: () => object): Promise<LoadResult> =>
-        load({
-          url,
-          path,
-          durationS: sizes.durationS,
-          connections: sizes.connections,
-          body: () => JSON.stringify({ data: body() }),
-        });
       const org = `${count(users)} users, ${count(documents)} documents`;
-
       const page = await call(url, "/v2/users/get", { organizationId: ORGANIZATION, pageSize: USERS_PAGE });
       const listed = Array.isArray(page.result?.data) ? page.result.data.length : -1;
       if (listed !== Math.min(USERS_PAGE, users))
         throw new Error(`users get returned ${listed} users, expected ${Math.min(USERS_PAGE, users)}`);
-      const usersGet = await run("/v2/users/get", () => ({
-        organizationId: ORGANIZATION,
-        pageSize: USERS_PAGE,
-      }));
-      rows.push(
-        loadRow(
-          { operation: `users get (organization level, pageSize 100; ${org} in the organization)`, dialect },
-          usersGet,
-        ),
-      );
-
-      const permissions = await run("/v2/auth/permissions/get", () => ({
-        organizationId: ORGANIZATION,
-        userIds: randomRun("dir-u", users, BATCH),
-      }));
-      rows.push(
-        loadRow({ operation: `auth permissions get (10 users, organization; ${org})`, dialect }, permissions),
-      );
-
-      const usersAdd = await run("/v2/users/add", () => {
-        const n = addCounter++;
-        return {
+      const item = (key: string, path: string, body: () => object) =>
+        loadItem(key, {
+          url,
+          path,
+          connections: sizes.connections,
+          body: () => JSON.stringify({ data: body() }),
+        });
+      const rounds = await inRounds("directory", [
+        item("users get", "/v2/users/get", () => ({ organizationId: ORGANIZATION, pageSize: USERS_PAGE })),
+        item("permissions get", "/v2/auth/permissions/get", () => ({
           organizationId: ORGANIZATION,
-          users: Array.from({ length: BATCH }, (_, k) => sampleUser(`dir-new-${n}-${k}`, n * BATCH + k)),
-        };
-      });
-      rows.push(
-        loadRow(
-          { operation: "users add (batches of 10 new users, organization level)", dialect },
-          usersAdd,
-          undefined,
-          {
-            count: BATCH,
-            unit: "users/s",
-          },
-        ),
-      );
-
-      const orgUpdate = await run("/v2/organizations/update", () => ({
-        organizations: [{ organizationId: ORGANIZATION, lastReview: `review-${writeCounter++}` }],
-      }));
-      rows.push(
-        loadRow(
-          { operation: "organizations update (one organization, a metadata key)", dialect },
-          orgUpdate,
-          undefined,
-          { count: 1, unit: "organizations/s" },
-        ),
-      );
-
-      const docsUpdate = await run("/v2/organizations/documents/update", () => {
-        const n = writeCounter++;
-        return {
+          userIds: randomRun("dir-u", users, BATCH),
+        })),
+        item("users add", "/v2/users/add", () => {
+          const n = addCounter++;
+          return {
+            organizationId: ORGANIZATION,
+            users: Array.from({ length: BATCH }, (_, k) => sampleUser(`dir-new-${n}-${k}`, n * BATCH + k)),
+          };
+        }),
+        item("organizations update", "/v2/organizations/update", () => ({
+          organizations: [{ organizationId: ORGANIZATION, lastReview: `review-${writeCounter++}` }],
+        })),
+        item("documents update", "/v2/organizations/documents/update", () => {
+          const n = writeCounter++;
+          return {
+            organizationId: ORGANIZATION,
+            documents: randomRun("dir-doc", documents, BATCH).map((documentId) => ({
+              documentId,
+              documentName: `Document rev ${n}`,
+              revision: n,
+            })),
+          };
+        }),
+        item("access update", "/v2/organizations/documents/access/update", () => ({
           organizationId: ORGANIZATION,
-          documents: randomRun("dir-doc", documents, BATCH).map((documentId) => ({
-            documentId,
-            documentName: `Document rev ${n}`,
-            revision: n,
-          })),
-        };
-      });
-      rows.push(
-        loadRow({ operation: `documents update (batches of 10; ${org})`, dialect }, docsUpdate, undefined, {
+          documentIds: randomRun("dir-doc", documents, BATCH),
+          accessType: ACCESS_TYPES[writeCounter++ % ACCESS_TYPES.length]!,
+        })),
+        item("config set", "/v2/notifications/config/set", () => ({
+          organizationId: ORGANIZATION,
+          userIds: randomRun("dir-u", users, 1),
+          config: { inbox: "ALL", email: (["ALL", "MINE", "NONE"] as const)[writeCounter++ % 3]! },
+        })),
+      ]);
+      const row = (operation: string, key: string, per?: { count: number; unit: string }) =>
+        roundsRow({ operation, dialect }, rounds, key, per ? { per } : {});
+      const rows: Row[] = [
+        row(`users get (organization level, pageSize 100; ${org} in the organization)`, "users get"),
+        row(`auth permissions get (10 users, organization; ${org})`, "permissions get"),
+        row("users add (batches of 10 new users, organization level)", "users add", {
+          count: BATCH,
+          unit: "users/s",
+        }),
+        row("organizations update (one organization, a metadata key)", "organizations update", {
+          count: 1,
+          unit: "organizations/s",
+        }),
+        row(`documents update (batches of 10; ${org})`, "documents update", {
           count: BATCH,
           unit: "documents/s",
         }),
-      );
-
-      const accessUpdate = await run("/v2/organizations/documents/access/update", () => ({
-        organizationId: ORGANIZATION,
-        documentIds: randomRun("dir-doc", documents, BATCH),
-        accessType: ACCESS_TYPES[writeCounter++ % ACCESS_TYPES.length]!,
-      }));
-      rows.push(
-        loadRow(
-          { operation: `documents access update (10 documents; ${org})`, dialect },
-          accessUpdate,
-          undefined,
-          {
-            count: BATCH,
-            unit: "documents/s",
-          },
-        ),
-      );
-
-      const configSet = await run("/v2/notifications/config/set", () => ({
-        organizationId: ORGANIZATION,
-        userIds: randomRun("dir-u", users, 1),
-        config: { inbox: "ALL", email: (["ALL", "MINE", "NONE"] as const)[writeCounter++ % 3]! },
-      }));
-      rows.push(
-        loadRow(
-          { operation: "notifications config set (one user, organization-wide)", dialect },
-          configSet,
-          undefined,
-          {
-            count: 1,
-            unit: "users/s",
-          },
-        ),
-      );
-
+        row(`documents access update (10 documents; ${org})`, "access update", {
+          count: BATCH,
+          unit: "documents/s",
+        }),
+        row("notifications config set (one user, organization-wide)", "config set", {
+          count: 1,
+          unit: "users/s",
+        }),
+      ];
       log(
-        `${dialect}: directory users get ${usersGet.rps.toFixed(0)} req/s, permissions get ${permissions.rps.toFixed(0)} req/s, users add ${(usersAdd.rps * BATCH).toFixed(0)} users/s`,
+        `${dialect}: directory users get ${count(rows[0]!.requestRate ?? 0)} req/s, permissions get ${count(rows[1]!.requestRate ?? 0)} req/s (medians of rounds)`,
       );
       return rows;
     },

@@ -1,8 +1,9 @@
 import { addFolders } from "../../src/areas/folders/service.js";
 import { call } from "../client.js";
-import { load, sequentialLatency } from "../load.js";
+import { sequentialLatency } from "../load.js";
 import type { Row } from "../report.js";
-import { count, latencyRow, loadRow, ms } from "../rows.js";
+import { loadItem, roundsRow } from "../rounds.js";
+import { count, latencyRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { statisticsAsItGrows } from "../seed.js";
 import type { Sizes } from "../sizes.js";
@@ -83,7 +84,6 @@ export function foldersScenario(sizes: Sizes): Scenario {
 
   return {
     name: "folders",
-    comparesToEcho: true,
     async seed(seed) {
       const { ctx, clock } = seed;
       const stats = statisticsAsItGrows(seed);
@@ -102,7 +102,7 @@ export function foldersScenario(sizes: Sizes): Scenario {
       }
     },
 
-    async measure({ dialect, server, log }) {
+    async measure({ dialect, server, inRounds, log }) {
       if (!tree) throw new Error("folders were not seeded");
       const { targets, perGet } = tree;
       const url = server.url;
@@ -118,14 +118,41 @@ export function foldersScenario(sizes: Sizes): Scenario {
         throw new Error(`folders get returned ${returned} folders, expected ${perGet}`);
       const label = `folders get (one folder, maxDepth 3: ${perGet} folders; ${count(total)} in the organization)`;
 
-      const loaded = await load({
-        url,
-        path: "/v2/organizations/folders/get",
-        durationS: sizes.durationS,
-        connections: sizes.connections,
-        body: () => JSON.stringify({ data: getData() }),
-      });
-      rows.push(loadRow({ operation: label, dialect }, loaded));
+      const rounds = await inRounds("folders", [
+        loadItem("get", {
+          url,
+          path: "/v2/organizations/folders/get",
+          connections: sizes.connections,
+          body: () => JSON.stringify({ data: getData() }),
+        }),
+        loadItem("add", {
+          url,
+          path: "/v2/organizations/folders/add",
+          connections: sizes.connections,
+          body: () => {
+            const n = addCounter++;
+            const top = `add-${n}`;
+            return JSON.stringify({
+              data: {
+                organizationId: ORGANIZATION,
+                folders: [
+                  { folderId: top },
+                  ...Array.from({ length: ADD_BATCH - 1 }, (_, k) => ({
+                    folderId: `${top}-${k}`,
+                    parentFolderId: top,
+                  })),
+                ],
+              },
+            });
+          },
+        }),
+      ]);
+      rows.push(
+        roundsRow({ operation: label, dialect }, rounds, "get"),
+        roundsRow({ operation: "folders add (batches of 10, same organization)", dialect }, rounds, "add", {
+          per: { count: ADD_BATCH, unit: "folders/s" },
+        }),
+      );
       const alone = await sequentialLatency(sizes.samples, () =>
         call(url, "/v2/organizations/folders/get", getData()),
       );
@@ -136,7 +163,9 @@ export function foldersScenario(sizes: Sizes): Scenario {
           met: alone.p99Ms <= 10,
         }),
       );
-      log(`${dialect}: folders get p99 ${ms(alone.p99Ms)} (one client), ${loaded.rps.toFixed(0)} req/s`);
+      log(
+        `${dialect}: folders get p99 ${ms(alone.p99Ms)} (one client), ${count(rows[0]!.requestRate ?? 0)} req/s`,
+      );
 
       const moved = await sequentialLatency(MOVES[sizes.mode], (i) =>
         call(url, "/v2/organizations/folders/update", {
@@ -161,34 +190,6 @@ export function foldersScenario(sizes: Sizes): Scenario {
       );
       log(`${dialect}: folder move p50 ${ms(moved.p50Ms)}`);
 
-      const add = await load({
-        url,
-        path: "/v2/organizations/folders/add",
-        durationS: sizes.durationS,
-        connections: sizes.connections,
-        body: () => {
-          const n = addCounter++;
-          const top = `add-${n}`;
-          return JSON.stringify({
-            data: {
-              organizationId: ORGANIZATION,
-              folders: [
-                { folderId: top },
-                ...Array.from({ length: ADD_BATCH - 1 }, (_, k) => ({
-                  folderId: `${top}-${k}`,
-                  parentFolderId: top,
-                })),
-              ],
-            },
-          });
-        },
-      });
-      rows.push(
-        loadRow({ operation: "folders add (batches of 10, same organization)", dialect }, add, undefined, {
-          count: ADD_BATCH,
-          unit: "folders/s",
-        }),
-      );
       return rows;
     },
   };

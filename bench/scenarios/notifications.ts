@@ -1,9 +1,9 @@
-import { addNotification } from "../../src/areas/notifications/service.js";
-import { load } from "../load.js";
-import { count, loadRow } from "../rows.js";
+import type { AddNotificationInput } from "../../src/areas/notifications/schemas.js";
+import { loadItem, roundsRow } from "../rounds.js";
+import { count } from "../rows.js";
 import type { Scenario } from "../scenario.js";
-import { inTransactions } from "../seed.js";
 import type { Sizes } from "../sizes.js";
+import { seedNotifications } from "./notifications-seed.js";
 
 const ORGANIZATION = "bench-notify-org";
 /** Notifications per user as first recipient; with the second recipient each user has twice this. */
@@ -28,12 +28,11 @@ export function notificationsScenario(sizes: Sizes): Scenario {
 
   return {
     name: "notifications",
-    comparesToEcho: true,
     async seed(seed) {
-      const { clock } = seed;
-      await inTransactions(seed, total, (ctx, i) => {
-        clock.advance(1);
-        return addNotification(ctx, {
+      await seedNotifications(
+        seed,
+        total,
+        (i): AddNotificationInput => ({
           organizationId: ORGANIZATION,
           documentId: `nd-${i % DOCUMENTS}`,
           notificationId: `n-${i}`,
@@ -42,67 +41,69 @@ export function notificationsScenario(sizes: Sizes): Scenario {
           displayHeadlineMessageTemplateData: { actionUser: { name: "Ada" } },
           displayBodyMessage: `Notification ${i}`,
           notifyUsers: [{ userId: `nu-${i % users}` }, { userId: `nu-${(i + 1) % users}` }],
-        });
-      });
+        }),
+      );
     },
 
-    async measure({ dialect, server, log }) {
+    async measure({ dialect, server, inRounds, log }) {
       const url = server.url;
-      const get = await load({
-        url,
-        path: "/v2/notifications/get",
-        durationS: sizes.durationS,
-        connections: sizes.connections,
-        body: () =>
-          JSON.stringify({
-            data: {
-              organizationId: ORGANIZATION,
-              userId: `nu-${Math.floor(Math.random() * users)}`,
-              pageSize: PAGE_SIZE,
-            },
-          }),
-      });
-      log(`${dialect}: notifications get ${get.rps.toFixed(0)} req/s`);
-
-      const update = await load({
-        url,
-        path: "/v2/notifications/update",
-        durationS: sizes.durationS,
-        connections: 4,
-        body: () => {
-          const n = updateCounter++;
-          const user = n % users;
-          const block = Math.floor(n / users) % blocksPerUser;
-          const userId = `nu-${user}`;
-          return JSON.stringify({
-            data: {
-              organizationId: ORGANIZATION,
-              userId,
-              notifications: Array.from({ length: UPDATE_BATCH }, (_, k) => ({
-                id: `n-${user + users * (block * UPDATE_BATCH + k)}`,
-                readByUserIds: [userId],
-                persistReadForUsers: n % 2 === 0,
-              })),
-            },
-          });
-        },
-      });
-      log(`${dialect}: notifications update ${count(update.rps * UPDATE_BATCH)} notifications/s`);
-      return [
-        loadRow(
+      const rounds = await inRounds("notifications", [
+        loadItem("get", {
+          url,
+          path: "/v2/notifications/get",
+          connections: sizes.connections,
+          body: () =>
+            JSON.stringify({
+              data: {
+                organizationId: ORGANIZATION,
+                userId: `nu-${Math.floor(Math.random() * users)}`,
+                pageSize: PAGE_SIZE,
+              },
+            }),
+        }),
+        loadItem("update", {
+          url,
+          path: "/v2/notifications/update",
+          connections: 4,
+          body: () => {
+            const n = updateCounter++;
+            const user = n % users;
+            const block = Math.floor(n / users) % blocksPerUser;
+            const userId = `nu-${user}`;
+            return JSON.stringify({
+              data: {
+                organizationId: ORGANIZATION,
+                userId,
+                notifications: Array.from({ length: UPDATE_BATCH }, (_, k) => ({
+                  id: `n-${user + users * (block * UPDATE_BATCH + k)}`,
+                  readByUserIds: [userId],
+                  persistReadForUsers: n % 2 === 0,
+                })),
+              },
+            });
+          },
+        }),
+      ]);
+      const rows = [
+        roundsRow(
           {
             operation: `notifications get (one user, pageSize 20, ${count(total)} in the organization)`,
             dialect,
           },
-          get,
+          rounds,
+          "get",
         ),
-        loadRow(
+        roundsRow(
           { operation: "notifications update (1000 in one request, 4 connections)", dialect },
-          update,
-          undefined,
-          { count: UPDATE_BATCH, unit: "notifications/s" },
+          rounds,
+          "update",
+          {
+            per: { count: UPDATE_BATCH, unit: "notifications/s" },
+          },
         ),
       ];
+      log(`${dialect}: notifications get ${count(rows[0]!.requestRate ?? 0)} req/s (median of rounds)`);
+      return rows;
     },
   };
 }

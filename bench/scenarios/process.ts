@@ -15,7 +15,6 @@ export function processScenario(sizes: Sizes): Scenario {
   const stored = `${count(activities.total + recordings.total + folders.total + notifications.total)} records`;
   return {
     name: "process",
-    comparesToEcho: false,
     async seed() {},
     async measure({ dialect, server }) {
       const peak = server.peakRssBytes() / MB;

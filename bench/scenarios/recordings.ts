@@ -1,7 +1,8 @@
 import { addRecordings } from "../../src/areas/recordings/service.js";
 import { call } from "../client.js";
-import { load, sequentialLatency } from "../load.js";
-import { count, latencyRow, loadRow, ms } from "../rows.js";
+import { sequentialLatency } from "../load.js";
+import { loadItem, roundsRow } from "../rounds.js";
+import { count, latencyRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { statisticsAsItGrows } from "../seed.js";
 import type { Sizes } from "../sizes.js";
@@ -40,7 +41,6 @@ export function recordingsScenario(sizes: Sizes): Scenario {
 
   return {
     name: "recordings",
-    comparesToEcho: true,
     async seed(seed) {
       const { ctx, clock } = seed;
       const stats = statisticsAsItGrows(seed);
@@ -56,22 +56,23 @@ export function recordingsScenario(sizes: Sizes): Scenario {
       }
     },
 
-    async measure({ dialect, server }) {
+    async measure({ dialect, server, inRounds }) {
       const url = server.url;
-      const get = await load({
-        url,
-        path: "/v2/recordings/get",
-        durationS: sizes.durationS,
-        connections: sizes.connections,
-        body: () =>
-          JSON.stringify({
-            data: {
-              organizationId: ORGANIZATION,
-              documentId: `rec-doc-${Math.floor(Math.random() * usedDocuments)}`,
-              pageSize: PAGE_SIZE,
-            },
-          }),
-      });
+      const rounds = await inRounds("recordings", [
+        loadItem("get", {
+          url,
+          path: "/v2/recordings/get",
+          connections: sizes.connections,
+          body: () =>
+            JSON.stringify({
+              data: {
+                organizationId: ORGANIZATION,
+                documentId: `rec-doc-${Math.floor(Math.random() * usedDocuments)}`,
+                pageSize: PAGE_SIZE,
+              },
+            }),
+        }),
+      ]);
 
       const base = { organizationId: ORGANIZATION, pageSize: PAGE_SIZE };
       let token = "";
@@ -89,9 +90,10 @@ export function recordingsScenario(sizes: Sizes): Scenario {
       );
       const ratio = page500.p50Ms / page1.p50Ms;
       return [
-        loadRow(
+        roundsRow(
           { operation: `recordings get (pageSize 20, one document, ${count(total)} recordings)`, dialect },
-          get,
+          rounds,
+          "get",
         ),
         latencyRow({ operation: "recordings keyset walk: page 1 (one client)", dialect }, page1),
         latencyRow({ operation: "recordings keyset walk: page 500 (one client)", dialect }, page500, {

@@ -35,7 +35,6 @@ export function webhooksScenario(sizes: Sizes): Scenario {
 
   return {
     name: "webhooks",
-    comparesToEcho: false,
     async seed({ services, clock }) {
       await createWorkspace(
         services.database.db,
