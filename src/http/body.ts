@@ -9,7 +9,7 @@ import { BodyAdmission, type BodyReservation, bodiesInFlight } from "./limits.js
 /**
  * The request body: JSON only, read by us rather than by Fastify's parser so that
  * - the bytes of bodies in flight are capped per process (BodyAdmission, limits.ts): past
- *   the cap a body is refused with 503 and `Retry-After` before it is read;
+ *   the cap a body is refused with 503 and `Retry-After` before it is read (then dropped);
  * - a body over the limit is still read (and dropped) up to twice the limit before the 413
  *   is sent: a client such as `fetch` that is still sending when the socket closes sees
  *   EPIPE, never the answer;
@@ -28,16 +28,17 @@ export function registerJsonParser(
   const admission = new BodyAdmission(inFlightCap);
   const reservations = new WeakMap<IncomingMessage, BodyReservation>();
   // Before the body is read (authentication and the content type were checked already):
-  // a declared body past the process's cap is refused here, unread, on a closed connection.
+  // a declared body past the process's cap is refused here, answered before it is read. The
+  // connection stays open and Node reads the declared rest and drops it, holding nothing, as
+  // for any refusal before a bounded body (app.ts): closed instead, a client still sending it
+  // (fetch) met a reset and never saw the 503 (RELIABILITY.md "Work budgets").
   app.addHook("preParsing", async (request, reply, payload) => {
     const reservation = admission.open();
     reply.raw.once("close", reservation.release);
     const declared = Number(request.headers["content-length"]);
     // A body declared past the limit is refused by readBody, never held: nothing to reserve.
-    if (declared > 0 && declared <= bodyLimit && !reservation.take(declared)) {
-      reply.header("connection", "close");
+    if (declared > 0 && declared <= bodyLimit && !reservation.take(declared))
       throw bodiesInFlight(inFlightCap);
-    }
     if (!(declared >= 0)) reservations.set(request.raw, reservation);
     return payload;
   });

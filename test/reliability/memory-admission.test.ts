@@ -37,13 +37,26 @@ function openRequest(s: TestServer, headers: Record<string, string>) {
   const url = new URL(s.url);
   const socket: Socket = connect(Number(url.port), url.hostname);
   let answer = "";
-  const answered = new Promise<string>((resolve) => {
-    socket.on("data", (chunk) => {
-      answer += chunk.toString("latin1");
-      if (/\r\n\r\n[\s\S]*\}$/.test(answer)) resolve(answer);
-    });
-    socket.on("close", () => resolve(answer));
+  const waiting = new Set<() => void>();
+  socket.on("data", (chunk) => {
+    answer += chunk.toString("latin1");
+    for (const check of waiting) check();
   });
+  socket.on("close", () => {
+    for (const check of waiting) check();
+  });
+  /** Resolves with everything read once it matches `pattern`, or once the server closes the connection. */
+  const readUntil = (pattern: RegExp) =>
+    new Promise<string>((resolve) => {
+      const check = () => {
+        if (!pattern.test(answer) && !socket.closed) return;
+        waiting.delete(check);
+        resolve(answer);
+      };
+      waiting.add(check);
+      check();
+    });
+  const answered = readUntil(/\r\n\r\n[\s\S]*\}$/);
   socket.on("error", () => {});
   const lines = Object.entries({
     host: url.host,
@@ -53,7 +66,7 @@ function openRequest(s: TestServer, headers: Record<string, string>) {
     ...headers,
   }).map(([name, value]) => `${name}: ${value}`);
   socket.write(`POST /v2/activities/add HTTP/1.1\r\n${lines.join("\r\n")}\r\n\r\n`);
-  return { socket, answered, send: (text: string) => socket.write(text) };
+  return { socket, answered, readUntil, send: (text: string) => socket.write(text) };
 }
 
 /** Reads /metrics until the process's body bytes in flight satisfy `condition`. */
@@ -92,9 +105,15 @@ forEachDialect(
       const refusal = await declared.answered;
       expect(statusOf(refusal)).toBe(503);
       expect(headerOf(refusal, "retry-after")).toBe("1");
-      expect(headerOf(refusal, "connection")).toBe("close");
       expect(refusal).toContain('"status":"UNAVAILABLE"');
       expect(refusal).toContain("COLLABD_BODY_BYTES_IN_FLIGHT");
+      // Refused, not cut off: a client still sending the body (as fetch does) finishes, the body
+      // is read and dropped, and the connection answers its next request.
+      expect(headerOf(refusal, "connection")).not.toBe("close");
+      declared.send(heldBody);
+      declared.send(`GET /healthz HTTP/1.1\r\nHost: ${new URL(s.url).host}\r\n\r\n`);
+      const both = await declared.readUntil(/\}HTTP\/1\.1 \d{3} /);
+      expect(/\}HTTP\/1\.1 (\d{3})/.exec(both)?.[1]).toBe("200");
 
       // Chunked: refused once its streamed bytes would pass the cap.
       const chunked = openRequest(s, { "transfer-encoding": "chunked" });
