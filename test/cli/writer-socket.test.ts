@@ -95,7 +95,7 @@ it("answers 'outcome unknown' for what a writer that went away held, holds what 
   for (const socket of first.sockets) socket.destroy();
   await turnsUntil(() => answers.length === 1);
   expect(answers[0]?.id).toBe(1);
-  expect(fromWire((answers[0] as { error: never }).error)).toMatchObject({
+  expect(fromWire((answers[0] as unknown as { error: never }).error)).toMatchObject({
     status: "INTERNAL",
     httpStatus: 500,
   });
