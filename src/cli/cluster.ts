@@ -48,9 +48,8 @@ const SEMI_SPACE_MB = 8;
  * before any child starts (so none races a migration), checks the port is free (a taken port
  * fails here, as one line), then manages processes. On a SQLite file it forks the writer
  * (src/cli/writer.ts), which the workers send their writes to on its socket (src/cli/writer-socket.ts,
- * in a directory of this process's own); then it
- * forks the workers — each a whole `serve`, sharing the port through node:cluster — and once
- * all listen creates the first workspace if there is none, prints its credentials and logs
+ * in a directory of this process's own); beside it, it forks the workers — each a whole
+ * `serve`, sharing the port through node:cluster — and once all listen and the writer is ready creates the first workspace if there is none, prints its credentials and logs
  * `listening`. It answers the workers' `/metrics` with the aggregate over every process, and
  * holds the request limits they all spend from (src/cli/limit-ledger.ts).
  *
@@ -225,8 +224,13 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   process.once("SIGINT", () => stop("SIGINT"));
   let address: { address: string; port: number };
   try {
-    if (socketDir !== null) await writerReady(forkWriter());
-    address = await allListening(Array.from({ length: config.workers }, forkWorker));
+    // The writer and the workers start side by side: a worker needs only the migrations done, and
+    // holds a write until the writer listens (src/cli/writer-link.ts).
+    const writerUp = socketDir === null ? null : writerReady(forkWriter());
+    [address] = await Promise.all([
+      allListening(Array.from({ length: config.workers }, forkWorker)),
+      writerUp,
+    ]);
     if (stopping) throw new Error("stopped during start-up");
   } catch {
     // A child failed to start and printed its one line; stop the rest and exit with its code.

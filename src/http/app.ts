@@ -29,6 +29,7 @@ import { addressGroup, capConnectionsPerAddress, clientErrorHandler, serverTimeo
 import { registerConsole } from "./console.js";
 import { errorBody, formatSchemaErrors, toApiError } from "./errors.js";
 import { ForwardWrite, type WriteForwarder } from "./forward.js";
+import { lazyValidators } from "./lazy-validators.js";
 import { registerAdmissionMetrics, withLimits } from "./limits.js";
 import { registerObservability } from "./observability.js";
 import { registerOpenApi } from "./openapi.js";
@@ -92,6 +93,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
       },
     },
     schemaErrorFormatter: (errors) => formatSchemaErrors(errors),
+    schemaController: { compilersFactory: { buildValidator: lazyValidators() } },
   });
   app.decorateRequest("ctx", null as unknown as Ctx);
   const admission = registerJsonParser(app, config.bodyLimitBytes, config.bodyBytesInFlight);
