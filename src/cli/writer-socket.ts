@@ -29,7 +29,15 @@ function readLines(socket: Socket, onMessage: (message: unknown) => void): void 
       const line = partial + chunk.slice(start, end);
       partial = "";
       start = end + 1;
-      onMessage(JSON.parse(line));
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch (error) {
+        // Not from a collabd process: this connection ends, the process goes on.
+        socket.destroy(error as Error);
+        return;
+      }
+      onMessage(message);
     }
     partial += chunk.slice(start);
   });

@@ -1,5 +1,6 @@
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { Server, Socket } from "node:net";
+import { createConnection, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
@@ -105,4 +106,21 @@ it("answers 'outcome unknown' for what a writer that went away held, holds what 
   await turnsUntil(() => answers.length === 2);
   connection.close();
   expect(answers[1]).toEqual({ type: FORWARD, id: 2, outcome: { message: "ok", data: "held" } });
+});
+
+it("ends a connection that sends something other than JSON lines, and goes on serving the others", async () => {
+  const path = socketPath();
+  await writer(path);
+  const stranger = createConnection(path);
+  stranger.on("error", () => {});
+  await once(stranger, "connect");
+  stranger.write("not json\n");
+  await once(stranger, "close");
+  const answers: ForwardAnswer[] = [];
+  const link = new WriterLink((answer) => answers.push(answer));
+  const connection = connectToWriter(path, link);
+  link.send(request(1, "after"));
+  await turnsUntil(() => answers.length === 1);
+  connection.close();
+  expect(answers[0]).toEqual({ type: FORWARD, id: 1, outcome: { message: "ok", data: "after" } });
 });
