@@ -107,6 +107,32 @@ export async function inBatches(
 }
 
 /**
+ * Runs `count` calls of a verb (each a batch of its own: 1000 activities, 1000 threads), one
+ * after the other on SQLite (one writer, and the driver is synchronous) and `lanes` at a time
+ * on PostgreSQL, so the server works on one batch while this process builds the next. Callers
+ * give each concurrent call its own document, so the lanes meet only on shared usage rows.
+ * `rows(i)` says how many rows call `i` wrote (planner statistics: `statisticsAsItGrows`).
+ */
+export async function inLanes(
+  seed: SeedContext,
+  count: number,
+  call: (i: number) => Promise<unknown>,
+  rows: (i: number) => number,
+  lanes = 3,
+): Promise<void> {
+  const stats = statisticsAsItGrows(seed);
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      await call(i);
+      await stats.wrote(rows(i));
+    }
+  };
+  await Promise.all(Array.from({ length: seed.dialect === "postgres" ? lanes : 1 }, lane));
+}
+
+/**
  * Refreshes planner statistics each time a seeding has written 10× more rows than at the
  * last refresh (1 000, 10 000, 100 000…): without them the verbs' lookups by id pick
  * wrong indexes on PostgreSQL and seeding turns quadratic.

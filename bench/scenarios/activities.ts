@@ -2,11 +2,12 @@ import { addActivities } from "../../src/areas/activities/service.js";
 import { call } from "../client.js";
 import { floorItem } from "../floor/run.js";
 import { sequentialLatency } from "../load.js";
-import { PEER_ADD, PEER_GET, type Peer, peerFor } from "../peer/compare.js";
+import { PEER_ADD, PEER_GET, peerFor } from "../peer/compare.js";
 import type { Row } from "../report.js";
 import { loadItem, roundsRow } from "../rounds.js";
 import { count, latencyRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
+import { inLanes } from "../seed.js";
 import type { Sizes } from "../sizes.js";
 
 /** Records per add request, as the add target states it (docs/performance.md "Targets"). */
@@ -43,45 +44,42 @@ export function sampleActivity(i: number) {
  */
 export function activitiesScenario(sizes: Sizes): Scenario {
   const { total, walk: walkRecords, updatable } = sizes.activities;
-  const documents: { organizationId: string; documentId: string }[] = [];
   const walk = { organizationId: "bench-org-0", documentId: "walk-doc" };
   const updates = { organizationId: "bench-org-upd", documentId: "upd-doc" };
-  let peer: Peer | undefined;
+  // The documents and their seeding calls follow from the sizes alone, so a database seeded by
+  // another process (bench/run.ts seeds PostgreSQL in a child) is measured with the same list.
+  const batch = Array.from({ length: SEED_BATCH }, (_, i) => sampleActivity(i));
+  const documents: { organizationId: string; documentId: string }[] = [];
+  const calls: { document: typeof walk; activities: ReturnType<typeof sampleActivity>[] }[] = [];
+  for (let written = 0; written < walkRecords; written += SEED_BATCH) {
+    calls.push({ document: walk, activities: batch.slice(0, walkRecords - written) });
+  }
+  for (let written = 0; written < updatable; written += SEED_BATCH) {
+    const activities = batch
+      .slice(0, Math.min(SEED_BATCH, updatable - written))
+      .map((a, i) => ({ ...a, id: `upd-${written + i}` }));
+    calls.push({ document: updates, activities });
+  }
+  for (let written = walkRecords + updatable, d = 0; written < total; written += SEED_BATCH, d++) {
+    const doc = { organizationId: `bench-org-${d % 100}`, documentId: `doc-${d}` };
+    documents.push(doc);
+    calls.push({ document: doc, activities: batch.slice(0, total - written) });
+  }
   let addCounter = 0;
   let updateCounter = 0;
 
   return {
     name: "activities",
-    async seed({ ctx, clock }) {
-      const batch = Array.from({ length: SEED_BATCH }, (_, i) => sampleActivity(i));
-      for (let written = 0; written < walkRecords; written += SEED_BATCH) {
-        clock.advance(1);
-        await addActivities(ctx, { ...walk, activities: batch.slice(0, walkRecords - written) });
-      }
-      for (let written = 0; written < updatable; written += SEED_BATCH) {
-        clock.advance(1);
-        const activities = batch
-          .slice(0, Math.min(SEED_BATCH, updatable - written))
-          .map((a, i) => ({ ...a, id: `upd-${written + i}` }));
-        await addActivities(ctx, { ...updates, activities });
-      }
-      for (let written = walkRecords + updatable, d = 0; written < total; written += SEED_BATCH, d++) {
-        const doc = { organizationId: `bench-org-${d % 100}`, documentId: `doc-${d}` };
-        documents.push(doc);
-        clock.advance(1);
-        await addActivities(ctx, { ...doc, activities: batch.slice(0, total - written) });
-      }
-      // The peer's store: the same documents and record counts.
-      peer = peerFor(
-        [
-          { ...walk, records: walkRecords },
-          { ...updates, records: updatable },
-          ...documents.map((d, i) => ({
-            ...d,
-            records: Math.min(SEED_BATCH, total - walkRecords - updatable - i * SEED_BATCH),
-          })),
-        ],
-        sampleActivity,
+    async seed(seed) {
+      const { ctx, clock } = seed;
+      await inLanes(
+        seed,
+        calls.length,
+        (i) => {
+          clock.advance(1);
+          return addActivities(ctx, { ...calls[i]!.document, activities: calls[i]!.activities });
+        },
+        (i) => calls[i]!.activities.length,
       );
     },
 
@@ -113,18 +111,34 @@ export function activitiesScenario(sizes: Sizes): Scenario {
           },
         });
       };
-      const running = peer ? await peer.start() : null;
+      // The peer's store: the same documents and record counts (written here, so whichever
+      // process seeded collabd's database, the peer is seeded next to the server measured).
+      const peer = peerFor(
+        [
+          { ...walk, records: walkRecords },
+          { ...updates, records: updatable },
+          ...documents.map((d, i) => ({
+            ...d,
+            records: Math.min(SEED_BATCH, total - walkRecords - updatable - i * SEED_BATCH),
+          })),
+        ],
+        sampleActivity,
+      );
+      const running = await peer.start().catch((error) => {
+        peer.drop();
+        throw error;
+      });
       try {
         const connections = sizes.connections;
         const rounds = await inRounds("activities", [
           loadItem("get", { url, path: "/v2/activities/get", body: getBody, connections }),
-          ...(running ? running.items({ get: getBody, add: addBody }) : []),
+          ...running.items({ get: getBody, add: addBody }),
           loadItem("add", { url, path: "/v2/activities/add", body: addBody, connections }),
           // Rows like those the seeding's add wrote into the first 1000-record document.
           floorItem(FLOOR, dialect, databaseUrl, documents[0] ?? walk, ADD_BATCH),
           loadItem("update", { url, path: "/v2/activities/update", body: updateBody, connections }),
         ]);
-        const withPeer = (name: string) => (running ? [{ name: "the peer", key: name }] : []);
+        const withPeer = (name: string) => [{ name: "the peer", key: name }];
         const records = { count: ADD_BATCH, unit: "records/s" };
         rows.push(
           roundsRow(
@@ -157,11 +171,11 @@ export function activitiesScenario(sizes: Sizes): Scenario {
           roundsRow({ operation: "activities update (batches of 100 patches)", dialect }, rounds, "update", {
             per: records,
           }),
-          ...(running ? await running.rows(rounds, dialect, ADD_BATCH, getBody) : []),
+          ...(await running.rows(rounds, dialect, ADD_BATCH, getBody)),
         );
       } finally {
-        await running?.stop();
-        peer?.drop();
+        await running.stop();
+        peer.drop();
       }
       const last = rows[0]!;
       log(`${dialect}: activities get ${count(last.requestRate ?? 0)} req/s (median of rounds)`);

@@ -2,7 +2,7 @@ import { addAnnotations } from "../../src/areas/comments/annotations-add.js";
 import { loadItem, roundsRow } from "../rounds.js";
 import { count } from "../rows.js";
 import type { Scenario } from "../scenario.js";
-import { statisticsAsItGrows } from "../seed.js";
+import { inLanes } from "../seed.js";
 import type { Sizes } from "../sizes.js";
 
 const ORGANIZATION = "bench-comment-org";
@@ -39,19 +39,24 @@ export function commentsScenario(sizes: Sizes): Scenario {
     name: "comments",
     async seed(seed) {
       const { ctx, clock } = seed;
-      const stats = statisticsAsItGrows(seed);
-      for (let written = 0, b = 0; written < threads; written += THREADS_PER_BATCH, b++) {
-        clock.advance(1);
-        const n = Math.min(THREADS_PER_BATCH, threads - written);
-        await addAnnotations(ctx, {
-          organizationId: ORGANIZATION,
-          documentId: `cm-doc-${b % documents}`,
-          commentAnnotations: Array.from({ length: n }, (_, i) =>
-            sampleThread(written + i, `t-${written + i}`),
-          ),
-        });
-        await stats.wrote(n);
-      }
+      // Batch b into document b mod `documents`: concurrent batches (PostgreSQL) never share one.
+      const size = (b: number) => Math.min(THREADS_PER_BATCH, threads - b * THREADS_PER_BATCH);
+      await inLanes(
+        seed,
+        Math.ceil(threads / THREADS_PER_BATCH),
+        (b) => {
+          clock.advance(1);
+          const written = b * THREADS_PER_BATCH;
+          return addAnnotations(ctx, {
+            organizationId: ORGANIZATION,
+            documentId: `cm-doc-${b % documents}`,
+            commentAnnotations: Array.from({ length: size(b) }, (_, i) =>
+              sampleThread(written + i, `t-${written + i}`),
+            ),
+          });
+        },
+        size,
+      );
     },
 
     async measure({ dialect, server, inRounds, log }) {

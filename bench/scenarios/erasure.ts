@@ -6,7 +6,7 @@ import type { Row } from "../report.js";
 import { loadItem, roundsRow } from "../rounds.js";
 import { count, loadRow, ms, pct, rateRow } from "../rows.js";
 import type { Scenario } from "../scenario.js";
-import { statisticsAsItGrows } from "../seed.js";
+import { inLanes, statisticsAsItGrows } from "../seed.js";
 import type { Sizes } from "../sizes.js";
 import { sampleActivity } from "./activities.js";
 
@@ -39,21 +39,25 @@ export function erasureScenario(sizes: Sizes): Scenario {
     name: "erasure",
     async seed(seed) {
       const { ctx, clock } = seed;
+      const size = (b: number) => Math.min(SEED_BATCH, records - b * SEED_BATCH);
+      await inLanes(
+        seed,
+        Math.ceil(records / SEED_BATCH),
+        (b) => {
+          clock.advance(1);
+          const activities = Array.from({ length: size(b) }, (_, i) => ({
+            ...sampleActivity(i),
+            actionUser: ERASED_USER,
+          }));
+          return addActivities(ctx, {
+            organizationId: ORGANIZATION,
+            documentId: `user-doc-${b % 10}`,
+            activities,
+          });
+        },
+        size,
+      );
       const stats = statisticsAsItGrows(seed);
-      for (let written = 0; written < records; written += SEED_BATCH) {
-        clock.advance(1);
-        const n = Math.min(SEED_BATCH, records - written);
-        const activities = Array.from({ length: n }, (_, i) => ({
-          ...sampleActivity(i),
-          actionUser: ERASED_USER,
-        }));
-        await addActivities(ctx, {
-          organizationId: ORGANIZATION,
-          documentId: `user-doc-${written % 10}`,
-          activities,
-        });
-        await stats.wrote(n);
-      }
       for (let d = 0; d < DOCUMENTS; d++) {
         clock.advance(1);
         const activities = Array.from({ length: 500 }, (_, i) => sampleActivity(i));

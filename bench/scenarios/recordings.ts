@@ -4,7 +4,7 @@ import { sequentialLatency } from "../load.js";
 import { loadItem, roundsRow } from "../rounds.js";
 import { count, latencyRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
-import { statisticsAsItGrows } from "../seed.js";
+import { inLanes } from "../seed.js";
 import type { Sizes } from "../sizes.js";
 
 const ORGANIZATION = "bench-rec-org";
@@ -43,17 +43,21 @@ export function recordingsScenario(sizes: Sizes): Scenario {
     name: "recordings",
     async seed(seed) {
       const { ctx, clock } = seed;
-      const stats = statisticsAsItGrows(seed);
-      for (let written = 0, b = 0; written < total; written += SEED_BATCH, b++) {
-        clock.advance(1);
-        const n = Math.min(SEED_BATCH, total - written);
-        await addRecordings(ctx, {
-          organizationId: ORGANIZATION,
-          documentId: `rec-doc-${b % documents}`,
-          recordings: Array.from({ length: n }, (_, i) => sampleRecording(written + i)),
-        });
-        await stats.wrote(n);
-      }
+      // Batch b into document b mod `documents`: concurrent batches (PostgreSQL) never share one.
+      const size = (b: number) => Math.min(SEED_BATCH, total - b * SEED_BATCH);
+      await inLanes(
+        seed,
+        Math.ceil(total / SEED_BATCH),
+        (b) => {
+          clock.advance(1);
+          return addRecordings(ctx, {
+            organizationId: ORGANIZATION,
+            documentId: `rec-doc-${b % documents}`,
+            recordings: Array.from({ length: size(b) }, (_, i) => sampleRecording(b * SEED_BATCH + i)),
+          });
+        },
+        size,
+      );
     },
 
     async measure({ dialect, server, inRounds }) {
