@@ -67,9 +67,9 @@ export async function inRounds(
       body: ECHO_BODY,
       creds: false,
     });
-  // A short warm-up (JIT, connections, caches), so the first round is not the server's cold start.
+  // A short warm-up of the server (JIT, connections), so the first round is not its cold start;
+  // a run still cold in its first round (its pages not yet read) is what the median leaves out.
   await echo(targets.url, 1);
-  for (const item of items) await item.run(Math.min(1, sizes.durationS));
   const rounds: Round[] = [];
   for (let r = 0; r < sizes.rounds; r++) {
     const hostLoad = loadAverage();

@@ -97,22 +97,28 @@ const prepared = await Promise.all(
   })),
 );
 try {
-  const seeded = await Promise.all(
+  // Settled, not raced: a failed child must not drop a database still being seeded here.
+  const settled = await Promise.allSettled(
     prepared.map((p, i) =>
       i === 0 ? seedDialect(p.dialect, p.scratch.url, p.scenarios) : seedInChild(p.dialect, p.scratch.url),
     ),
   );
+  const seeded = settled.map((outcome) => {
+    if (outcome.status === "rejected") throw outcome.reason;
+    return outcome.value;
+  });
   log(
     `seeded ${dialects.join(" and ")} in ${((performance.now() - began) / 1000).toFixed(0)} s (load average ${loadAverage()})`,
   );
-  if (values["seed-only"]) process.exit(0);
   for (const [i, p] of prepared.entries()) {
+    if (values["seed-only"]) break;
     const scenarios = p.scenarios.filter((s) => !seeded[i]!.failed.some((f) => f.scenario === s.name));
     runs.push(await measureDialect(p.dialect, p.scratch.url, scenarios, seeded[i]!));
   }
 } finally {
   for (const p of prepared) await p.scratch.drop();
 }
+if (values["seed-only"]) process.exit(0);
 
 const notes = [
   ...rows.filter((r) => r.note).map((r) => `${r.dialect} ${r.operation}: ${r.note}.`),

@@ -2,7 +2,7 @@ import { addActivities } from "../../src/areas/activities/service.js";
 import { call } from "../client.js";
 import { floorItem } from "../floor/run.js";
 import { sequentialLatency } from "../load.js";
-import { PEER_ADD, PEER_GET, peerFor } from "../peer/compare.js";
+import { PEER_ADD, PEER_GET, type Peer, peerFor } from "../peer/compare.js";
 import type { Row } from "../report.js";
 import { loadItem, roundsRow } from "../rounds.js";
 import { count, latencyRow, ms } from "../rows.js";
@@ -34,6 +34,17 @@ export function sampleActivity(i: number) {
       target: "the design",
     },
   };
+}
+
+/** One peer store for every dialect of a run (it depends on the sizes alone), removed when the run exits. */
+let peerStore: Peer | undefined;
+function sharedPeer(...args: Parameters<typeof peerFor>): Peer {
+  if (!peerStore) {
+    const created = peerFor(...args);
+    process.on("exit", () => created.drop());
+    peerStore = created;
+  }
+  return peerStore;
 }
 
 /**
@@ -111,9 +122,9 @@ export function activitiesScenario(sizes: Sizes): Scenario {
           },
         });
       };
-      // The peer's store: the same documents and record counts (written here, so whichever
-      // process seeded collabd's database, the peer is seeded next to the server measured).
-      const peer = peerFor(
+      // The peer's store: the same documents and record counts, written when first measured (so
+      // whichever process seeded collabd's database) and kept for the next dialect's run.
+      const peer = sharedPeer(
         [
           { ...walk, records: walkRecords },
           { ...updates, records: updatable },
@@ -124,10 +135,7 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         ],
         sampleActivity,
       );
-      const running = await peer.start().catch((error) => {
-        peer.drop();
-        throw error;
-      });
+      const running = await peer.start();
       try {
         const connections = sizes.connections;
         const rounds = await inRounds("activities", [
@@ -175,7 +183,6 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         );
       } finally {
         await running.stop();
-        peer.drop();
       }
       const last = rows[0]!;
       log(`${dialect}: activities get ${count(last.requestRate ?? 0)} req/s (median of rounds)`);
