@@ -1,9 +1,6 @@
 import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
@@ -21,7 +18,7 @@ import {
   WRITER_START_BACKGROUND,
   WRITER_STOPPING,
 } from "./writer.js";
-import { WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
+import { writerSocketEnvironment } from "./writer-socket.js";
 
 /** Workers get this long after SIGTERM (their own drain is 10 s) before they are killed; so does the writer after them. */
 const STOP_GRACE_MS = 12_000;
@@ -47,9 +44,10 @@ const SEMI_SPACE_MB = 8;
  * serves no HTTP and runs no request: it migrates and makes the configured credentials valid
  * before any child starts (so none races a migration), checks the port is free (a taken port
  * fails here, as one line), then manages processes. On a SQLite file it forks the writer
- * (src/cli/writer.ts), which the workers send their writes to on its socket (src/cli/writer-socket.ts,
- * in a directory of this process's own); beside it, it forks the workers — each a whole
- * `serve`, sharing the port through node:cluster — and once all listen and the writer is ready creates the first workspace if there is none, prints its credentials and logs
+ * (src/cli/writer.ts), which the workers send their writes to on its socket
+ * (src/cli/writer-socket.ts, in a directory of this process's own); beside it, it forks the
+ * workers — each a whole `serve`, sharing the port through node:cluster — and once all listen
+ * and the writer is ready creates the first workspace if there is none, prints its credentials and logs
  * `listening`. It answers the workers' `/metrics` with the aggregate over every process, and
  * holds the request limits they all spend from (src/cli/limit-ledger.ts).
  *
@@ -57,8 +55,8 @@ const SEMI_SPACE_MB = 8;
  * serve. On SQLite a spare writer waits beside the writer (src/cli/writer.ts): when the writer
  * dies, the spare is promoted at once and another spare forked once it is ready; meanwhile each
  * worker holds its writes and sends them to the new writer the moment it listens (held too long,
- * they are refused with 503 and `Retry-After`, nothing applied: src/cli/writer-link.ts). Processes dying more than MAX_RESTARTS times in a minute
- * stop the service with the last one's code, for the outside supervisor (systemd,
+ * they are refused with 503 and `Retry-After`, nothing applied: src/cli/writer-link.ts).
+ * Processes dying more than MAX_RESTARTS times in a minute stop the service with the last one's code, for the outside supervisor (systemd,
  * Kubernetes). SIGTERM/SIGINT stop the workers gracefully, then the writer, and exit 0 when
  * all exited 0. If this process dies (SIGKILL), node:cluster makes every child exit at once.
  */
@@ -68,22 +66,22 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     config.bootstrapApiKey && config.bootstrapAuthToken
       ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
       : null;
+  // SQLite: the children's environment naming the writer's socket.
+  let writerSocket: Record<string, string> | null = null;
   try {
     if (fixed) await bootstrap(services.database.db, services.clock, fixed);
     if (config.port !== 0) await probePort(config.port, config.host);
+    if (services.database.dialect === "sqlite") writerSocket = writerSocketEnvironment();
   } catch (error) {
     await services.database.close().catch(() => {});
     throw error;
   }
-
-  // SQLite: the writer's socket, in a directory only this user can enter (mkdtemp makes it 0700).
-  const socketDir = services.database.dialect === "sqlite" ? mkdtempSync(join(tmpdir(), "collabd-")) : null;
-  const writerSocket = socketDir === null ? {} : { [WRITER_SOCKET_VARIABLE]: join(socketDir, "writer.sock") };
-  const removeSocketDir = () => {
-    if (socketDir !== null) rmSync(socketDir, { recursive: true, force: true });
-  };
   aggregateMetrics();
-  cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-semi-space-size=${SEMI_SPACE_MB}`] });
+  // An operator's own size (node's flags or NODE_OPTIONS) is left as it is.
+  const ownSize = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((a) => a.includes("semi-space"));
+  if (!ownSize) {
+    cluster.setupPrimary({ execArgv: [...process.execArgv, `--max-semi-space-size=${SEMI_SPACE_MB}`] });
+  }
   let writer: Worker | null = null;
   /** The spare writer, and whether it has said it stands by (only then can it be promoted). */
   let spare: Worker | null = null;
@@ -112,10 +110,10 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     allGone = resolve;
   });
 
-  // The IPC channel stays JSON (node's default), not "advanced": no faster for forwarded writes
-  // here, and its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
+  // The IPC channel (limits, metrics, the writer's state) stays JSON, node's default, not
+  // "advanced": its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
   const forkWorker = () => {
-    const worker = cluster.fork(writerSocket);
+    const worker = cluster.fork(writerSocket ?? {});
     workers.add(worker);
     return worker;
   };
@@ -220,13 +218,14 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     logger.info({ signal }, "shutting down");
     stopAll();
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  // Not `once`: a second Ctrl-C would then kill this process by default, orphaning the stop.
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
   let address: { address: string; port: number };
   try {
     // The writer and the workers start side by side: a worker needs only the migrations done, and
     // holds a write until the writer listens (src/cli/writer-link.ts).
-    const writerUp = socketDir === null ? null : writerReady(forkWriter());
+    const writerUp = writerSocket === null ? null : writerReady(forkWriter());
     [address] = await Promise.all([
       allListening(Array.from({ length: config.workers }, forkWorker)),
       writerUp,
@@ -237,7 +236,6 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     if (!stopping) stopAll();
     await gone;
     await services.database.close().catch(() => {});
-    removeSocketDir();
     process.exit(exitCode || 1);
   }
   const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
@@ -246,7 +244,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
   serving = true;
   // `writer` is set by the fork above (and by restarts): TypeScript cannot see closures assign it.
   (writer as Worker | null)?.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
-  if (socketDir !== null) forkSpare();
+  if (writerSocket !== null) forkSpare();
   if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
   logger.info(
     {
@@ -257,7 +255,6 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     "listening",
   );
   await gone;
-  removeSocketDir();
   process.exit(exitCode);
 }
 

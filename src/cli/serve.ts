@@ -11,7 +11,7 @@ import { openServices } from "../services.js";
 import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
 import { ROLE_VARIABLE, runWriter, WRITER_ROLE } from "./writer.js";
 import { WriterLink } from "./writer-link.js";
-import { connectToWriter, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
+import { connectToWriter, maxForwardedLine, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -55,7 +55,21 @@ export async function serve(config: Config): Promise<void> {
   const forward = link
     ? new WriteForwarder((message) => link.send(message), config.transport.requestTimeoutMs)
     : undefined;
-  const toWriter = link && writerSocket ? connectToWriter(writerSocket, link) : undefined;
+  const toWriter =
+    link && writerSocket
+      ? connectToWriter(writerSocket, link, {
+          maxLineChars: maxForwardedLine(config),
+          // Not there yet or not listening: the writer is starting. Anything else will not pass by itself.
+          onFailing: (error: NodeJS.ErrnoException) => {
+            if (error.code !== "ENOENT" && error.code !== "ECONNREFUSED") {
+              logger.error(
+                { err: error },
+                "cannot reach the writer process's socket; writes are held, then refused",
+              );
+            }
+          },
+        })
+      : undefined;
   // A worker spends from the supervisor's limits, so the workers together enforce one limit.
   const limits = inWorker
     ? new SharedLimits(

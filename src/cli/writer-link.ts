@@ -9,7 +9,7 @@ import {
 
 /** While no writer is connected, a request is held at most this long (or to its deadline), then refused. */
 const HOLD_MS = 5_000;
-/** At most this many requests are held; more are refused at once. */
+/** At most this many requests are held by one worker; more are refused at once. */
 const MAX_HELD = 1_024;
 
 /** Runs `fn` after `ms`; returns what cancels it. Injected by tests. */
@@ -23,7 +23,8 @@ const timers: Schedule = (fn, ms) => {
 
 /** An open connection to a ready writer process (src/cli/writer-socket.ts). */
 export interface WriterChannel {
-  send(request: ForwardRequest): void;
+  /** False when the connection can no longer carry it: nothing was sent. */
+  send(request: ForwardRequest): boolean;
 }
 
 interface Held {
@@ -70,12 +71,11 @@ export class WriterLink {
 
   /** A request from this worker: sent to the writer, or held while there is none. */
   send(request: ForwardRequest): void {
-    if (this.channel === null) {
+    if (this.channel === null || !this.channel.send(request)) {
       this.hold(request);
       return;
     }
     this.inFlight.set(request.id, request);
-    this.channel.send(request);
   }
 
   /** An answer from the writer. */

@@ -14,7 +14,7 @@ import { allOperations, allOperatorOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
 import { runClaimingKey } from "../idempotency/claim.js";
 import { openServices } from "../services.js";
-import { listenForWorkers, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
+import { listenForWorkers, maxForwardedLine, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
 
 /** The environment variable the supervisor sets on the process it forks as the SQLite writer. */
 export const ROLE_VARIABLE = "COLLABD_PROCESS_ROLE";
@@ -61,12 +61,19 @@ export async function runWriter(config: Config, logger: Logger): Promise<void> {
   const running = new Set<Promise<void>>();
   const track = (work: Promise<void>) => {
     running.add(work);
-    void work.finally(() => running.delete(work));
+    void work
+      .catch((error: unknown) => logger.error({ err: error }, "answering a forwarded write failed"))
+      .finally(() => running.delete(work));
   };
   const socketPath = process.env[WRITER_SOCKET_VARIABLE];
   if (!socketPath)
     throw new Error(`${WRITER_SOCKET_VARIABLE} is not set: the writer is forked by the supervisor`);
-  const channel = await listenForWorkers(socketPath, answer, track);
+  const listener = await listenForWorkers(socketPath, {
+    maxLineChars: maxForwardedLine(config),
+    answer,
+    track,
+    onError: (error) => logger.error({ err: error }, "the writer's socket failed to accept a connection"),
+  });
   let background: BackgroundWork | null = null;
   let stopping = false;
   process.on("message", (message: { type?: string } | null) => {
@@ -80,7 +87,7 @@ export async function runWriter(config: Config, logger: Logger): Promise<void> {
   process.once("SIGTERM", () => {
     stopping = true;
     background?.stopping();
-    channel.close();
+    listener.close();
     void (async () => {
       while (running.size > 0) await Promise.allSettled([...running]);
       await background?.stop();

@@ -62,7 +62,7 @@ export interface Operation<D extends TSchema = TSchema> {
   readonly withoutData?: boolean;
   /**
    * A request that succeeds and the answer it gets, shown in `/openapi.json`. Checked against
-   * the schemas and sent, in the order of test/http/openapi-examples.test.ts, to a live server.
+   * the schemas and sent, in the order of test/http/openapi.test.ts, to a live server.
    */
   readonly example: OperationExample<Static<D>>;
   handle(ctx: Ctx, data: Static<D>): Promise<Outcome>;

@@ -15,6 +15,7 @@ import { turnsUntil } from "../support/wait.js";
  * away and comes back on the same path. test/reliability/supervision.test.ts kills real writers.
  */
 
+const MAX_LINE = 8 * 1024 * 1024;
 const dirs: string[] = [];
 const servers: Server[] = [];
 afterEach(() => {
@@ -41,9 +42,9 @@ const request = (id: number, data: unknown): ForwardRequest => ({
 /** A writer that answers each request with its own data, at once or (`holdAnswers`) never. */
 async function writer(path: string, options: { readonly holdAnswers?: boolean } = {}) {
   const pending: (() => void)[] = [];
-  const server = await listenForWorkers(
-    path,
-    (message) =>
+  const server = await listenForWorkers(path, {
+    maxLineChars: MAX_LINE,
+    answer: (message) =>
       new Promise<ForwardAnswer>((resolve) => {
         const answer = () =>
           resolve({
@@ -54,8 +55,9 @@ async function writer(path: string, options: { readonly holdAnswers?: boolean } 
         if (options.holdAnswers) pending.push(answer);
         else answer();
       }),
-    () => {},
-  );
+    track: () => {},
+    onError: () => {},
+  });
   servers.push(server);
   const sockets: Socket[] = [];
   server.on("connection", (socket) => sockets.push(socket));
@@ -67,7 +69,7 @@ it("carries messages of any size whole, several in one read or one over many, ea
   await writer(path);
   const answers: ForwardAnswer[] = [];
   const link = new WriterLink((answer) => answers.push(answer));
-  const connection = connectToWriter(path, link);
+  const connection = connectToWriter(path, link, { maxLineChars: MAX_LINE, onFailing: () => {} });
   // Multi-byte characters split across reads, and a body far larger than one socket read.
   const big = "é✓".repeat(600_000);
   for (let id = 0; id < 20; id++) link.send(request(id, { n: id, text: id === 7 ? big : "small\nline" }));
@@ -88,7 +90,7 @@ it("answers 'outcome unknown' for what a writer that went away held, holds what 
   const first = await writer(path, { holdAnswers: true });
   const answers: ForwardAnswer[] = [];
   const link = new WriterLink((answer) => answers.push(answer));
-  const connection = connectToWriter(path, link);
+  const connection = connectToWriter(path, link, { maxLineChars: MAX_LINE, onFailing: () => {} });
   link.send(request(1, "in flight"));
   await turnsUntil(() => first.pending.length === 1);
   // The writer dies: its connections close with the request unanswered.
@@ -108,7 +110,7 @@ it("answers 'outcome unknown' for what a writer that went away held, holds what 
   expect(answers[1]).toEqual({ type: FORWARD, id: 2, outcome: { message: "ok", data: "held" } });
 });
 
-it("ends a connection that sends something other than JSON lines, and goes on serving the others", async () => {
+it("ends a connection that sends anything but forwarded messages, or a line past the bound, and goes on serving the others", async () => {
   const path = socketPath();
   await writer(path);
   const stranger = createConnection(path);
@@ -116,9 +118,17 @@ it("ends a connection that sends something other than JSON lines, and goes on se
   await once(stranger, "connect");
   stranger.write("not json\n");
   await once(stranger, "close");
+  // JSON of another shape, and a line past the bound, end their connections too.
+  for (const sent of ["null\n", `{"type":"collabd:forward","id":"1"}\n`, "x".repeat(MAX_LINE + 1)]) {
+    const other = createConnection(path);
+    other.on("error", () => {});
+    await once(other, "connect");
+    other.write(sent);
+    await once(other, "close");
+  }
   const answers: ForwardAnswer[] = [];
   const link = new WriterLink((answer) => answers.push(answer));
-  const connection = connectToWriter(path, link);
+  const connection = connectToWriter(path, link, { maxLineChars: MAX_LINE, onFailing: () => {} });
   link.send(request(1, "after"));
   await turnsUntil(() => answers.length === 1);
   connection.close();

@@ -20,7 +20,7 @@ import { forEachDialect } from "../support/server.js";
 /**
  * Writes forwarded to the writer (SQLite with COLLABD_WORKERS > 1, src/http/forward.ts),
  * without processes: a second app on the same database forwards every write to the
- * writer's handler through JSON, as node:cluster's IPC channel carries them. Every
+ * writer's handler through JSON, as the writer's socket carries them (src/cli/writer-socket.ts). Every
  * request goes to both apps; the answers must be the same, byte for byte, status and headers
  * that matter. test/reliability/workers.test.ts runs the real processes.
  */
@@ -35,9 +35,9 @@ forEachDialect(
       const { services } = server();
       const answer = forwardedWrites(services, { error: () => {} });
       const forwarder: WriteForwarder = new WriteForwarder((message: ForwardRequest) => {
-        const sent = overIpc(message);
+        const sent = overSocket(message);
         if (sent.kind === "operation") forwarded.push(sent.path);
-        void answer(sent).then((reply) => forwarder.receive(overIpc(reply)));
+        void answer(sent).then((reply) => forwarder.receive(overSocket(reply)));
       }, 0);
       forwarding = await buildApp(
         { ...services, database: forwardingDatabase(services.database, forwarder) },
@@ -319,16 +319,16 @@ it("carries errors other than ApiError across so the worker maps them as the wri
     "not even an error",
   ];
   for (const error of errors) {
-    const crossed = fromWire(overIpc(toWire(error)));
+    const crossed = fromWire(overSocket(toWire(error)));
     expect(toApiError(crossed, 1024), String(error)).toEqual(toApiError(error, 1024));
   }
 });
 
 it("keeps the subclasses the worker's hooks look for: Retry-After and the quota metric's label", () => {
-  const limited = fromWire(overIpc(toWire(new RateLimited(7, "Too fast"))));
+  const limited = fromWire(overSocket(toWire(new RateLimited(7, "Too fast"))));
   expect(limited).toBeInstanceOf(RateLimited);
   expect(limited).toMatchObject({ retryAfterS: 7, message: "Too fast; retry after 7 s.", httpStatus: 429 });
-  const quota = fromWire(overIpc(toWire(new QuotaExceeded("folders", 3, "folders"))));
+  const quota = fromWire(overSocket(toWire(new QuotaExceeded("folders", 3, "folders"))));
   expect(quota).toBeInstanceOf(QuotaExceeded);
   expect(quota).toMatchObject({
     quota: "folders",
@@ -345,7 +345,7 @@ it("carries every field of an ApiError subclass, even one no code names", () => 
       super("UNAVAILABLE", "Throttled.", [{ field: "data.id", message: "busy" }], 503);
     }
   }
-  const crossed = fromWire(overIpc(toWire(new Throttled("s1", { seconds: 2 }))));
+  const crossed = fromWire(overSocket(toWire(new Throttled("s1", { seconds: 2 }))));
   expect(crossed).toBeInstanceOf(ApiError);
   expect(crossed).toMatchObject({
     name: "Throttled",
@@ -356,12 +356,12 @@ it("carries every field of an ApiError subclass, even one no code names", () => 
     shard: "s1",
     hint: { seconds: 2 },
   });
-  const retry = fromWire(overIpc(toWire(unavailable("The writer is restarting.", 1))));
+  const retry = fromWire(overSocket(toWire(unavailable("The writer is restarting.", 1))));
   expect(retry).toMatchObject({ status: "UNAVAILABLE", retryAfterS: 1 });
 });
 
-/** What crossing node:cluster's IPC channel (JSON serialization) leaves of a message. */
-function overIpc<T>(message: T): T {
+/** What crossing the writer's socket (a JSON line) leaves of a message. */
+function overSocket<T>(message: T): T {
   return JSON.parse(JSON.stringify(message)) as T;
 }
 
@@ -393,7 +393,7 @@ describe("a worker's link to the writer", () => {
   };
   const channel = () => {
     const sent: any[] = [];
-    return { sent, send: (message: unknown) => sent.push(message) };
+    return { sent, send: (message: unknown) => sent.push(message) > 0 };
   };
   const request = (id: number) =>
     ({
@@ -457,6 +457,17 @@ describe("a worker's link to the writer", () => {
     const next = channel();
     link.connected(next);
     expect(next.sent.map((m) => m.id)).toEqual([10]);
+    // A connection that can no longer carry a request sent nothing: it is held, never "unknown".
+    link.lost(next);
+    expect(answers).toHaveLength(4);
+    const closing = { send: () => false };
+    link.connected(closing);
+    link.send(request(11));
+    link.lost(closing);
+    expect(answers).toHaveLength(4);
+    const after = channel();
+    link.connected(after);
+    expect(after.sent.map((m) => m.id)).toEqual([11]);
   });
 
   it("refuses a held request with 503 and Retry-After at the end of its hold or its deadline, beyond the most it holds, and when no writer is coming", () => {
