@@ -26,13 +26,13 @@ import { startBenchServer } from "./server.js";
 import { FULL, QUICK } from "./sizes.js";
 
 /**
- * `npm run bench [-- --quick] [--dialect sqlite|postgres] [--scenario a,b] [--cpu-prof DIR]`
+ * `npm run bench [-- --quick] [--dialect sqlite|postgres] [--scenario a,b] [--cpu-prof DIR] [--seed-only]`
  * (`--report-only` rewrites BENCHMARKS.md from bench/results.json; `--explain` writes docs/query-plans.md):
- * per dialect, seeds a scratch database through the real verbs, starts the built server
- * on it, and measures each scenario against it, with the echo route run before each
- * scenario under load and once at the end (ratios are against their median: the shared
- * host drifts); writes BENCHMARKS.md and bench/results.json. The process scenario runs
- * last (peak RSS).
+ * seeds a scratch database per dialect (all at once, the second in a child process), then per
+ * dialect starts the built server on it and measures each scenario against it, every
+ * throughput row in rounds next to collabd's own echo and a raw Node.js echo (bench/rounds.ts:
+ * the shared host drifts, so ratios are taken within a round); writes BENCHMARKS.md and
+ * bench/results.json. The process scenario runs last (peak RSS).
  */
 const SCENARIOS: Record<string, ScenarioFactory> = {
   activities: activitiesScenario,

@@ -15,7 +15,7 @@ export interface BenchServer {
   readonly readyMs: number;
   /** Resident set size now, in bytes. */
   rssBytes(): number;
-  /** The highest RSS seen since start, sampled every 100 ms. */
+  /** The highest RSS seen since the spawn, sampled every 100 ms. */
   peakRssBytes(): number;
   stop(): Promise<void>;
 }
@@ -58,10 +58,21 @@ export async function startBenchServer(
     },
   );
   const url = `http://127.0.0.1:${port}`;
+  // Sampled from the spawn, so start-up (migrations checked, children forked) counts toward the peak too.
+  // With COLLABD_WORKERS > 1 the service is the supervisor and its children: memory is theirs together.
+  const rss = () => treeRss(child.pid!);
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rss());
+  }, 100);
   const deadline = started + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) {
+      clearInterval(sampler);
+      throw new Error(`server exited with ${child.exitCode}`);
+    }
     if (performance.now() > deadline) {
+      clearInterval(sampler);
       child.kill("SIGKILL");
       throw new Error("server was not ready within 60 s");
     }
@@ -71,12 +82,6 @@ export async function startBenchServer(
     await new Promise((r) => setTimeout(r, 5));
   }
   const readyMs = performance.now() - started;
-  // With COLLABD_WORKERS > 1 the service is the supervisor and its workers: memory is theirs together.
-  const rss = () => treeRss(child.pid!);
-  let peak = rss();
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rss());
-  }, 100);
   return {
     url,
     pid: child.pid!,
