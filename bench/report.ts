@@ -32,6 +32,7 @@ export interface Row {
 
 /** One round of a row (bench/rounds.ts). */
 export interface RowRound {
+  /** The throughput in the row's unit; for a one-client row, its p50 in ms (echoes NaN). */
   readonly value: number;
   readonly ownEchoRps: number;
   readonly rawEchoRps: number;
@@ -112,7 +113,7 @@ export function writeReport(report: Report, root: string): void {
     "|---|---|---|---|---|---|---|---|---|---|---|",
     ...report.rows.map(
       (r) =>
-        `| ${r.operation} | ${r.dialect} | ${r.throughput ? `${fmt(r.throughput.value)} ${r.throughput.unit}` : "–"} | ${latency(r.p50Ms)} | ${latency(r.p99Ms)} | ${ratio(r.ratioToEcho)} | ${ratio(r.ratioToRawEcho ?? null)} | ${r.target} | ${r.measured} | ${r.met === null ? "–" : r.met ? "yes" : "**no**"} | ${r.rounds ? r.rounds.map((x) => `${fmt(x.value)} @ ${x.load}`).join(" · ") : "–"} |`,
+        `| ${r.operation} | ${r.dialect} | ${r.throughput ? `${fmt(r.throughput.value)} ${r.throughput.unit}` : "–"} | ${latency(r.p50Ms)} | ${latency(r.p99Ms)} | ${ratio(r.ratioToEcho)} | ${ratio(r.ratioToRawEcho ?? null)} | ${r.target} | ${r.measured} | ${r.met === null ? "–" : r.met ? "yes" : "**no**"} | ${r.rounds ? r.rounds.map((x) => `${r.throughput ? fmt(x.value) : `p50 ${fmt(x.value, 2)}`} @ ${x.load}`).join(" · ") : "–"} |`,
     ),
     "",
     ...(report.notes.length ? ["## Notes", "", ...report.notes.map((n) => `- ${n}`), ""] : []),

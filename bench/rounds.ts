@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { Creds } from "./client.js";
-import { type LoadResult, load } from "./load.js";
+import { type LoadResult, load, sequentialLatency } from "./load.js";
 import type { Row, RowRound } from "./report.js";
-import { pct, type RowBase, type TargetCheck } from "./rows.js";
+import { latencyRow, pct, type RowBase, type TargetCheck } from "./rows.js";
 import type { Sizes } from "./sizes.js";
 
 /**
@@ -188,5 +188,53 @@ export function roundsRow(
     ...(errors + non2xx > 0
       ? { note: `${errors} errors and ${non2xx} non-2xx responses over the rounds` }
       : {}),
+  };
+}
+
+/** One round of a one-client latency run: its p50 and p99 and the host's load when it began. */
+export interface LatencyRound {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly load: number;
+}
+
+/**
+ * One-client latencies in rounds: each round reads the host's load, then runs each of `runs`
+ * for its share of `samples` (one request at a time), so rows compared with each other (page
+ * 500 with page 1) are measured side by side in every round.
+ */
+export async function latencyInRounds<K extends string>(
+  sizes: Sizes,
+  runs: Record<K, (i: number) => Promise<unknown>>,
+): Promise<Record<K, LatencyRound[]>> {
+  const perRound = Math.ceil(sizes.samples / sizes.rounds);
+  const out = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as LatencyRound[]])) as Record<
+    K,
+    LatencyRound[]
+  >;
+  for (let r = 0; r < sizes.rounds; r++) {
+    const hostLoad = loadAverage();
+    for (const key of Object.keys(runs) as K[]) {
+      const latency = await sequentialLatency(perRound, runs[key]);
+      out[key].push({ ...latency, load: hostLoad });
+    }
+  }
+  return out;
+}
+
+/** A one-client row over its rounds: p50 and p99 the medians of the rounds', each round's p50 listed with its load. */
+export function latencyRoundsRow(base: RowBase, rounds: readonly LatencyRound[], check?: TargetCheck): Row {
+  return {
+    ...latencyRow(
+      base,
+      { p50Ms: median(rounds.map((r) => r.p50Ms)), p99Ms: median(rounds.map((r) => r.p99Ms)) },
+      check,
+    ),
+    rounds: rounds.map((r) => ({
+      value: r.p50Ms,
+      ownEchoRps: Number.NaN,
+      rawEchoRps: Number.NaN,
+      load: r.load,
+    })),
   };
 }

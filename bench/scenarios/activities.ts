@@ -1,11 +1,10 @@
 import { addActivities } from "../../src/areas/activities/service.js";
 import { call } from "../client.js";
 import { floorItem } from "../floor/run.js";
-import { sequentialLatency } from "../load.js";
 import { PEER_ADD, PEER_GET, type Peer, peerFor } from "../peer/compare.js";
 import type { Row } from "../report.js";
-import { loadItem, roundsRow } from "../rounds.js";
-import { count, latencyRow, ms } from "../rows.js";
+import { latencyInRounds, latencyRoundsRow, loadItem, median, roundsRow } from "../rounds.js";
+import { count, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { inLanes } from "../seed.js";
 import type { Sizes } from "../sizes.js";
@@ -197,18 +196,27 @@ export function activitiesScenario(sizes: Sizes): Scenario {
         token = body.result.pageToken;
         if (!token) throw new Error(`the walk document ended at page ${page}`);
       }
-      const page1 = await sequentialLatency(sizes.samples, () => call(url, "/v2/activities/get", base));
-      const page500 = await sequentialLatency(sizes.samples, () =>
-        call(url, "/v2/activities/get", { ...base, pageToken: token }),
+      const walked = await latencyInRounds(sizes, {
+        page1: () => call(url, "/v2/activities/get", base),
+        page500: () => call(url, "/v2/activities/get", { ...base, pageToken: token }),
+      });
+      // The ratio within each round (the two pages side by side), then its median.
+      const ratio = median(walked.page500.map((r, i) => r.p50Ms / walked.page1[i]!.p50Ms));
+      const page1 = latencyRoundsRow(
+        { operation: "activities keyset walk: page 1 (one client)", dialect },
+        walked.page1,
       );
-      const ratio = page500.p50Ms / page1.p50Ms;
       rows.push(
-        latencyRow({ operation: "activities keyset walk: page 1 (one client)", dialect }, page1),
-        latencyRow({ operation: "activities keyset walk: page 500 (one client)", dialect }, page500, {
-          target: "p50 ≤ 1.5× page 1",
-          measured: `${ratio.toFixed(2)}× (page 1 p50 ${ms(page1.p50Ms)})`,
-          met: ratio <= 1.5,
-        }),
+        page1,
+        latencyRoundsRow(
+          { operation: "activities keyset walk: page 500 (one client)", dialect },
+          walked.page500,
+          {
+            target: "p50 ≤ 1.5× page 1",
+            measured: `${ratio.toFixed(2)}× (median of rounds; page 1 p50 ${ms(page1.p50Ms ?? 0)})`,
+            met: ratio <= 1.5,
+          },
+        ),
       );
       return rows;
     },

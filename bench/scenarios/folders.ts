@@ -2,7 +2,7 @@ import { addFolders } from "../../src/areas/folders/service.js";
 import { call } from "../client.js";
 import { sequentialLatency } from "../load.js";
 import type { Row } from "../report.js";
-import { loadItem, roundsRow } from "../rounds.js";
+import { latencyInRounds, latencyRoundsRow, loadItem, median, roundsRow } from "../rounds.js";
 import { count, latencyRow, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { statisticsAsItGrows } from "../seed.js";
@@ -152,13 +152,14 @@ export function foldersScenario(sizes: Sizes): Scenario {
           per: { count: ADD_BATCH, unit: "folders/s" },
         }),
       );
-      const alone = await sequentialLatency(sizes.samples, () =>
-        call(url, "/v2/organizations/folders/get", getData()),
-      );
+      const { get: aloneRounds } = await latencyInRounds(sizes, {
+        get: () => call(url, "/v2/organizations/folders/get", getData()),
+      });
+      const alone = { p99Ms: median(aloneRounds.map((r) => r.p99Ms)) };
       rows.push(
-        latencyRow({ operation: `${label}, one client`, dialect }, alone, {
+        latencyRoundsRow({ operation: `${label}, one client`, dialect }, aloneRounds, {
           target: "p99 ≤ 10 ms",
-          measured: ms(alone.p99Ms),
+          measured: `${ms(alone.p99Ms)} (median of rounds)`,
           met: alone.p99Ms <= 10,
         }),
       );

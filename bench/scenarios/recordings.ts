@@ -1,8 +1,7 @@
 import { addRecordings } from "../../src/areas/recordings/service.js";
 import { call } from "../client.js";
-import { sequentialLatency } from "../load.js";
-import { loadItem, roundsRow } from "../rounds.js";
-import { count, latencyRow, ms } from "../rows.js";
+import { latencyInRounds, latencyRoundsRow, loadItem, median, roundsRow } from "../rounds.js";
+import { count, ms } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { inLanes } from "../seed.js";
 import type { Sizes } from "../sizes.js";
@@ -88,23 +87,32 @@ export function recordingsScenario(sizes: Sizes): Scenario {
         token = body.result.pageToken;
         if (!token) throw new Error(`recordings ended at page ${page}`);
       }
-      const page1 = await sequentialLatency(sizes.samples, () => call(url, "/v2/recordings/get", base));
-      const page500 = await sequentialLatency(sizes.samples, () =>
-        call(url, "/v2/recordings/get", { ...base, pageToken: token }),
+      const walked = await latencyInRounds(sizes, {
+        page1: () => call(url, "/v2/recordings/get", base),
+        page500: () => call(url, "/v2/recordings/get", { ...base, pageToken: token }),
+      });
+      // The ratio within each round (the two pages side by side), then its median.
+      const ratio = median(walked.page500.map((r, i) => r.p50Ms / walked.page1[i]!.p50Ms));
+      const page1 = latencyRoundsRow(
+        { operation: "recordings keyset walk: page 1 (one client)", dialect },
+        walked.page1,
       );
-      const ratio = page500.p50Ms / page1.p50Ms;
       return [
         roundsRow(
           { operation: `recordings get (pageSize 20, one document, ${count(total)} recordings)`, dialect },
           rounds,
           "get",
         ),
-        latencyRow({ operation: "recordings keyset walk: page 1 (one client)", dialect }, page1),
-        latencyRow({ operation: "recordings keyset walk: page 500 (one client)", dialect }, page500, {
-          target: "p50 ≤ 1.5× page 1",
-          measured: `${ratio.toFixed(2)}× (page 1 p50 ${ms(page1.p50Ms)})`,
-          met: ratio <= 1.5,
-        }),
+        page1,
+        latencyRoundsRow(
+          { operation: "recordings keyset walk: page 500 (one client)", dialect },
+          walked.page500,
+          {
+            target: "p50 ≤ 1.5× page 1",
+            measured: `${ratio.toFixed(2)}× (median of rounds; page 1 p50 ${ms(page1.p50Ms ?? 0)})`,
+            met: ratio <= 1.5,
+          },
+        ),
       ];
     },
   };
