@@ -1,8 +1,9 @@
 import { type Kysely, sql } from "kysely";
 import { bootstrap } from "../src/areas/workspaces/service.js";
 import { loadConfig } from "../src/config.js";
-import { contextFor, type Workspace } from "../src/context.js";
+import { type Ctx, contextFor, type Workspace } from "../src/context.js";
 import type { Dialect } from "../src/db/database.js";
+import { asWriteTx, type WriteTx } from "../src/db/handles.js";
 import type { Tables } from "../src/db/tables.js";
 import { ManualClock } from "../src/lib/clock.js";
 import { openServices } from "../src/services.js";
@@ -107,29 +108,45 @@ export async function inBatches(
 }
 
 /**
- * Runs `count` calls of a verb (each a batch of its own: 1000 activities, 1000 threads), one
- * after the other on SQLite (one writer, and the driver is synchronous) and `lanes` at a time
- * on PostgreSQL, so the server works on one batch while this process builds the next. Callers
- * give each concurrent call its own document, so the lanes meet only on shared usage rows.
- * `rows(i)` says how many rows call `i` wrote (planner statistics: `statisticsAsItGrows`).
+ * Runs `count` calls of a verb (each a batch of its own: 1000 activities, 1000 threads). On
+ * SQLite (one writer, a synchronous driver) they run one after the other, `perCommit` calls per
+ * database transaction: each call's `ctx.write` joins the open transaction, so each commit writes
+ * the indexes' hot pages to the WAL once for all of them. On PostgreSQL `lanes` calls run at
+ * once, each its own transaction, so the server works on one batch while this process builds the
+ * next; callers give concurrent calls documents of their own, so the lanes meet only on shared
+ * usage rows. `rows(i)` says how many rows call `i` wrote (`statisticsAsItGrows`).
  */
 export async function inLanes(
   seed: SeedContext,
   count: number,
-  call: (i: number) => Promise<unknown>,
+  call: (i: number, ctx: Ctx) => Promise<unknown>,
   rows: (i: number) => number,
-  lanes = 3,
+  { lanes = 3, perCommit = 10 } = {},
 ): Promise<void> {
   const stats = statisticsAsItGrows(seed);
+  if (seed.dialect === "sqlite") {
+    for (let start = 0; start < count; start += perCommit) {
+      await seed.services.database.db.transaction().execute(async (trx) => {
+        const ctx = joining(seed.ctx, trx);
+        for (let i = start; i < Math.min(count, start + perCommit); i++) await call(i, ctx);
+      });
+    }
+    return;
+  }
   let next = 0;
   const lane = async () => {
     while (next < count) {
       const i = next++;
-      await call(i);
+      await call(i, seed.ctx);
       await stats.wrote(rows(i));
     }
   };
-  await Promise.all(Array.from({ length: seed.dialect === "postgres" ? lanes : 1 }, lane));
+  await Promise.all(Array.from({ length: lanes }, lane));
+}
+
+/** The seeding context whose writes join `trx` instead of committing on their own. */
+function joining(ctx: Ctx, trx: Kysely<Tables>): Ctx {
+  return { ...ctx, write: <T>(work: (trx: WriteTx) => Promise<T>) => work(asWriteTx(trx)) };
 }
 
 /**

@@ -81,11 +81,11 @@ export function activitiesScenario(sizes: Sizes): Scenario {
   return {
     name: "activities",
     async seed(seed) {
-      const { ctx, clock } = seed;
+      const { clock } = seed;
       await inLanes(
         seed,
         calls.length,
-        (i) => {
+        (i, ctx) => {
           clock.advance(1);
           return addActivities(ctx, { ...calls[i]!.document, activities: calls[i]!.activities });
         },

@@ -38,13 +38,13 @@ export function commentsScenario(sizes: Sizes): Scenario {
   return {
     name: "comments",
     async seed(seed) {
-      const { ctx, clock } = seed;
+      const { clock } = seed;
       // Batch b into document b mod `documents`: concurrent batches (PostgreSQL) never share one.
       const size = (b: number) => Math.min(THREADS_PER_BATCH, threads - b * THREADS_PER_BATCH);
       await inLanes(
         seed,
         Math.ceil(threads / THREADS_PER_BATCH),
-        (b) => {
+        (b, ctx) => {
           clock.advance(1);
           const written = b * THREADS_PER_BATCH;
           return addAnnotations(ctx, {

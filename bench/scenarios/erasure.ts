@@ -43,7 +43,7 @@ export function erasureScenario(sizes: Sizes): Scenario {
       await inLanes(
         seed,
         Math.ceil(records / SEED_BATCH),
-        (b) => {
+        (b, ctx) => {
           clock.advance(1);
           const activities = Array.from({ length: size(b) }, (_, i) => ({
             ...sampleActivity(i),

@@ -7,8 +7,13 @@ import { chargeUsage } from "../../src/quotas/check.js";
 import type { SeedContext } from "../scenario.js";
 import { inBatches } from "../seed.js";
 
-/** Notifications per seeding transaction; rows per INSERT (10 columns: within both dialects' parameter limits). */
-const PER_TRANSACTION = 5000;
+/**
+ * Notifications per seeding transaction: on SQLite each commit writes every page it dirtied to the
+ * WAL, so larger transactions write the indexes' hot pages fewer times (5000 → 50 000 took a full
+ * seeding from 71 to 61 s); PostgreSQL runs several smaller ones at once (`inBatches`).
+ */
+const PER_TRANSACTION = { sqlite: 50_000, postgres: 5000 } as const;
+/** Rows per INSERT (10 columns: within both dialects' parameter limits). */
 const PER_INSERT = 1000;
 
 /**
@@ -27,7 +32,7 @@ export async function seedNotifications(
   input: (i: number) => AddNotificationInput,
 ): Promise<void> {
   await checkBuilderWritesAsTheVerb(seed, input(0));
-  await inBatches(seed, count - 1, PER_TRANSACTION, async (trx, start, end) => {
+  await inBatches(seed, count - 1, PER_TRANSACTION[seed.dialect], async (trx, start, end) => {
     const rows: NotificationRow[] = [];
     const recipients: NotificationRecipientRow[] = [];
     for (let i = start + 1; i <= end; i++) {

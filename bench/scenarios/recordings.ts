@@ -41,13 +41,13 @@ export function recordingsScenario(sizes: Sizes): Scenario {
   return {
     name: "recordings",
     async seed(seed) {
-      const { ctx, clock } = seed;
+      const { clock } = seed;
       // Batch b into document b mod `documents`: concurrent batches (PostgreSQL) never share one.
       const size = (b: number) => Math.min(SEED_BATCH, total - b * SEED_BATCH);
       await inLanes(
         seed,
         Math.ceil(total / SEED_BATCH),
-        (b) => {
+        (b, ctx) => {
           clock.advance(1);
           return addRecordings(ctx, {
             organizationId: ORGANIZATION,
