@@ -77,7 +77,9 @@ export function derivedCtx<C extends { readonly reader: ReadDb }>(
   ctx: C,
   changes: Partial<Omit<C, "reader">>,
 ): C {
-  return Object.defineProperty({ ...ctx, ...changes }, "reader", {
+  // Copied as properties, not spread: a spread would call the `reader` getter (a replica pick) for nothing.
+  const derived = Object.defineProperties({}, Object.getOwnPropertyDescriptors(ctx)) as C;
+  return Object.defineProperty(Object.assign(derived, changes), "reader", {
     get: () => ctx.reader,
     enumerable: true,
   });

@@ -77,6 +77,8 @@ export class LimitLedger {
   private count(worker: Worker, address: string, change: 1 | -1): boolean {
     let mine = this.connectionsOf.get(worker);
     if (mine === undefined) {
+      // A late close from a worker already forgotten: nothing to take from, nothing to remember.
+      if (change < 0) return false;
       mine = new Map();
       this.connectionsOf.set(worker, mine);
     }

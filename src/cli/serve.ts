@@ -39,6 +39,8 @@ export async function serve(config: Config): Promise<void> {
   const forwardsWrites = inWorker && config.databaseUrl.startsWith("sqlite:");
   const services = await openServices(config, {
     onRetry: (message) => logger.warn(message),
+    // The supervisor migrated before forking: a worker only checks every migration is recorded.
+    migrate: !inWorker,
     ...(forwardsWrites ? { database: { checkpoints: false } } : {}),
   });
   // In a worker the supervisor did both bootstraps (src/cli/cluster.ts).

@@ -144,19 +144,17 @@ export function forwardedWrites(
         return { type: FORWARD, id, outcome: null };
       }
       const { deadline } = message;
-      if (message.kind === "operator") {
-        const op = operatorByPath.get(message.path);
-        if (!op) throw new Error(`no operator operation at ${message.path}`);
+      const inTime = <C extends Parameters<typeof withDeadline>[0]>(base: C): C => {
         if (deadline !== undefined && now() > deadline) throw pastDeadline();
-        const base = operatorContextFor(services, message.operatorId, message.requestId);
-        const ctx = deadline === undefined ? base : withDeadline(base, deadline, now);
+        return deadline === undefined ? base : withDeadline(base, deadline, now);
+      };
+      if (message.kind === "operator") {
+        const op = found(operatorByPath, message.path);
+        const ctx = inTime(operatorContextFor(services, message.operatorId, message.requestId));
         return { type: FORWARD, id, outcome: await op.handle(ctx, message.data as never) };
       }
-      const op = byPath.get(message.path);
-      if (!op) throw new Error(`no operation at ${message.path}`);
-      if (deadline !== undefined && now() > deadline) throw pastDeadline();
-      const base = contextFor(services, message.workspace, message.requestId);
-      const ctx = deadline === undefined ? base : withDeadline(base, deadline, now);
+      const op = found(byPath, message.path);
+      const ctx = inTime(contextFor(services, message.workspace, message.requestId));
       const handle = (c: Ctx) => op.handle(c, message.data as never);
       const outcome = message.idempotency
         ? await runClaimingKey(ctx, message.idempotency, op.httpStatus ?? 200, handle)
@@ -170,6 +168,12 @@ export function forwardedWrites(
       return { type: FORWARD, id, error: toWire(error) };
     }
   };
+}
+
+function found<T>(byPath: ReadonlyMap<string, T>, path: string): T {
+  const op = byPath.get(path);
+  if (!op) throw new Error(`no operation at ${path}`);
+  return op;
 }
 
 const pastDeadline = () =>

@@ -150,38 +150,40 @@ export class WriteForwarder {
   }
 
   /** Runs the operation at `path` in the writer; resolves with its Outcome or rejects with its error. */
-  async operation(
+  operation(
     path: string,
     workspace: Workspace,
     requestId: string,
     data: unknown,
     idempotency?: IdempotentRequest | null,
   ): Promise<Outcome> {
-    const deadline = this.timeoutMs > 0 ? { deadline: this.clock.now() + this.timeoutMs } : {};
-    // Once sent, only the writer knows whether the write commits: wait for its answer (it
-    // refuses what it has not started by the deadline); past a grace the outcome is unknown.
-    const answer = await this.ask(
-      {
-        kind: "operation",
-        path,
-        workspace,
-        requestId,
-        data,
-        ...deadline,
-        ...(idempotency ? { idempotency } : {}),
-      },
-      this.timeoutMs > 0 ? this.timeoutMs + this.clock.graceMs : 0,
-      outcomeUnknown,
-    );
-    if ("error" in answer) throw fromWire(answer.error);
-    return answer.outcome as Outcome;
+    return this.write({
+      kind: "operation",
+      path,
+      workspace,
+      requestId,
+      data,
+      ...(idempotency ? { idempotency } : {}),
+    });
   }
 
   /** Runs the operator API operation at `path` in the writer, as `operation` does a tenant's. */
-  async operator(path: string, operatorId: string, requestId: string, data: unknown): Promise<Outcome> {
+  operator(path: string, operatorId: string, requestId: string, data: unknown): Promise<Outcome> {
+    return this.write({ kind: "operator", path, operatorId, requestId, data });
+  }
+
+  /**
+   * Once sent, only the writer knows whether the write commits: wait for its answer (it
+   * refuses what it has not started by the deadline); past a grace the outcome is unknown.
+   */
+  private async write(
+    request:
+      | Omit<Extract<ForwardRequest, { kind: "operation" }>, "type" | "id" | "deadline">
+      | Omit<Extract<ForwardRequest, { kind: "operator" }>, "type" | "id" | "deadline">,
+  ): Promise<Outcome> {
     const deadline = this.timeoutMs > 0 ? { deadline: this.clock.now() + this.timeoutMs } : {};
     const answer = await this.ask(
-      { kind: "operator", path, operatorId, requestId, data, ...deadline },
+      { ...request, ...deadline },
       this.timeoutMs > 0 ? this.timeoutMs + this.clock.graceMs : 0,
       outcomeUnknown,
     );

@@ -29,14 +29,20 @@ export interface ScannedRow {
 
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** How JSON text names the user as a value: the id, quoted. */
+export const quotedText = (userId: string): string => JSON.stringify(userId);
+
+/** How JSON text holds a mention of the user inside a string (`{{<id>}}`, escaped as JSON escapes it). */
+export const mentionText = (userId: string): string => JSON.stringify(mentionToken(userId)).slice(1, -1);
+
 /** `%"<id>"%` with LIKE's wildcards escaped: a prefilter for records naming the user (JSON quotes it). */
 export function quotedNeedle(userId: string): string {
-  return `%${likeEscaped(JSON.stringify(userId))}%`;
+  return `%${likeEscaped(quotedText(userId))}%`;
 }
 
 /** `%{{<id>}}%`: a mention token inside text (`commentText`, templates), as JSON stores it. */
 export function mentionNeedle(userId: string): string {
-  return `%${likeEscaped(JSON.stringify(mentionToken(userId)).slice(1, -1))}%`;
+  return `%${likeEscaped(mentionText(userId))}%`;
 }
 
 /** How text mentions a user (`{{userId}}`). */

@@ -18,14 +18,14 @@ export function seal(key: Buffer, binding: string, plaintext: string): string {
   return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), text]).toString("base64url");
 }
 
+/** Whether a stored value is sealed (rather than plain text kept from before it was sealed). */
+export const isSealed = (stored: string): boolean => stored.startsWith(PREFIX);
+
 /**
  * Opens a sealed value; throws when the key, binding or value is wrong. The key is by far
  * the likeliest cause (a server or CLI started with another COLLABD_SECRET), so the error
  * says so instead of OpenSSL's "Unsupported state or unable to authenticate data".
  */
-/** Whether a stored value is sealed (rather than plain text kept from before it was sealed). */
-export const isSealed = (stored: string): boolean => stored.startsWith(PREFIX);
-
 export function unseal(key: Buffer, binding: string, sealed: string): string {
   if (!sealed.startsWith(PREFIX)) throw new Error("Unknown sealed-secret format.");
   const raw = Buffer.from(sealed.slice(PREFIX.length), "base64url");

@@ -247,6 +247,10 @@ forEachDialect("operator API", (server) => {
 
   it("pages apikeys/get by key, binds its page token to the query, and takes no body at all", async () => {
     const s = server();
+    // Workspaces of its own, so that the walk has pages whatever other tests ran first.
+    for (const ownerEmail of ["pager-1@example.com", "pager-2@example.com"]) {
+      expect((await call("/v2/workspace/apikey/create", { ownerEmail, type: "testing" })).status).toBe(200);
+    }
     const res = await s.raw("/v2/workspace/apikeys/get", { headers: operatorHeaders(op) });
     expect(res.status).toBe(200);
     const all = res.body.result.data.map((k: { id: string }) => k.id);

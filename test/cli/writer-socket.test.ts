@@ -7,7 +7,7 @@ import { afterEach, expect, it } from "vitest";
 import { WriterLink } from "../../src/cli/writer-link.js";
 import { connectToWriter, listenForWorkers } from "../../src/cli/writer-socket.js";
 import { FORWARD, type ForwardAnswer, type ForwardRequest, fromWire } from "../../src/http/forward.js";
-import { turnsUntil } from "../support/wait.js";
+import { GENEROUS_MS, turnsUntil } from "../support/wait.js";
 
 /**
  * The socket between the workers and the SQLite writer (src/cli/writer-socket.ts), with real
@@ -16,6 +16,7 @@ import { turnsUntil } from "../support/wait.js";
  */
 
 const MAX_LINE = 8 * 1024 * 1024;
+// Each link holds what it cannot send yet for as long as the test may take, never for a fixed 5 s.
 const dirs: string[] = [];
 const servers: Server[] = [];
 afterEach(() => {
@@ -68,7 +69,7 @@ it("carries messages of any size whole, several in one read or one over many, ea
   const path = socketPath();
   await writer(path);
   const answers: ForwardAnswer[] = [];
-  const link = new WriterLink((answer) => answers.push(answer));
+  const link = new WriterLink((answer) => answers.push(answer), { holdMs: GENEROUS_MS });
   const connection = connectToWriter(path, link, { maxLineChars: MAX_LINE, onFailing: () => {} });
   // Multi-byte characters split across reads, and a body far larger than one socket read.
   const big = "é✓".repeat(600_000);
@@ -89,7 +90,7 @@ it("answers 'outcome unknown' for what a writer that went away held, holds what 
   const path = socketPath();
   const first = await writer(path, { holdAnswers: true });
   const answers: ForwardAnswer[] = [];
-  const link = new WriterLink((answer) => answers.push(answer));
+  const link = new WriterLink((answer) => answers.push(answer), { holdMs: GENEROUS_MS });
   const connection = connectToWriter(path, link, { maxLineChars: MAX_LINE, onFailing: () => {} });
   link.send(request(1, "in flight"));
   await turnsUntil(() => first.pending.length === 1);
@@ -127,7 +128,7 @@ it("ends a connection that sends anything but forwarded messages, or a line past
     await once(other, "close");
   }
   const answers: ForwardAnswer[] = [];
-  const link = new WriterLink((answer) => answers.push(answer));
+  const link = new WriterLink((answer) => answers.push(answer), { holdMs: GENEROUS_MS });
   const connection = connectToWriter(path, link, { maxLineChars: MAX_LINE, onFailing: () => {} });
   link.send(request(1, "after"));
   await turnsUntil(() => answers.length === 1);

@@ -102,7 +102,7 @@ export async function addCrdt(ctx: Ctx, input: WriteCrdtInput): Promise<void> {
   const key = documentKey(ctx, input);
   await ctx.write(async (trx) => {
     const now = ctx.clock.now();
-    const row: store.StoreRow = {
+    const fresh: store.StoreRow = {
       workspace_id: key.workspaceId,
       organization_id: key.organizationId,
       document_id: key.documentId,
@@ -119,14 +119,15 @@ export async function addCrdt(ctx: Ctx, input: WriteCrdtInput): Promise<void> {
       event_id: null,
       event_due: null,
     };
-    if (!(await store.insertStore(trx, row))) throw new ApiError("ALREADY_EXISTS", CRDT_MESSAGES.exists);
+    // The event first, so the row is written once with it (all of it rolls back if the insert is refused).
+    const waiting = await emitDebounced(trx, ctx, fresh, changeEvent(fresh, computed.rendered), now);
+    if (!(await store.insertStore(trx, { ...fresh, ...waiting })))
+      throw new ApiError("ALREADY_EXISTS", CRDT_MESSAGES.exists);
     if ((await store.countStores(trx, key)) > MAX_EDITORS_PER_DOCUMENT) {
       throw invalidArgument(`The document already holds ${MAX_EDITORS_PER_DOCUMENT} CRDT stores.`, [
         { field: "data.editorId", message: `At most ${MAX_EDITORS_PER_DOCUMENT} editor ids per document.` },
       ]);
     }
-    const waiting = await emitDebounced(trx, ctx, row, changeEvent(row, computed.rendered), now);
-    if (waiting.event_id !== null) await store.updateStore(trx, row, { ...row, ...waiting });
     await checkQuotas(trx, ctx);
   });
 }
@@ -158,7 +159,9 @@ export async function updateCrdt(ctx: Ctx, input: WriteCrdtInput): Promise<void>
     const waiting = computed.changed
       ? await emitDebounced(trx, ctx, row, changeEvent(next, computed.rendered), now)
       : { event_id: row.event_id, event_due: row.event_due };
-    await store.updateStore(trx, row, { ...next, ...waiting });
+    // The state is written only when it changed; the version moves either way.
+    const { state: _same, ...unchanged } = next;
+    await store.updateStore(trx, row, { ...(computed.changed ? next : unchanged), ...waiting });
     await checkQuotas(trx, ctx);
   });
 }

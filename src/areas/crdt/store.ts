@@ -52,18 +52,28 @@ export async function insertStore(trx: WriteTx, row: StoreRow): Promise<boolean>
   return inserted.length === 1;
 }
 
-/** Writes a store's new state and what goes with it. */
+/** Writes a store's new state (when given) and what goes with it; no other column. */
 export async function updateStore(
   trx: WriteTx,
   row: StoreRow,
   change: Pick<
     StoreRow,
-    "state" | "version" | "last_updated_by" | "session_id" | "last_updated" | "event_id" | "event_due"
-  >,
+    "version" | "last_updated_by" | "session_id" | "last_updated" | "event_id" | "event_due"
+  > &
+    Partial<Pick<StoreRow, "state">>,
 ): Promise<void> {
+  const { state, version, last_updated_by, session_id, last_updated, event_id, event_due } = change;
   await trx
     .updateTable("crdt_documents")
-    .set(change)
+    .set({
+      ...(state === undefined ? {} : { state }),
+      version,
+      last_updated_by,
+      session_id,
+      last_updated,
+      event_id,
+      event_due,
+    })
     .where("workspace_id", "=", row.workspace_id)
     .where("organization_id", "=", row.organization_id)
     .where("document_id", "=", row.document_id)

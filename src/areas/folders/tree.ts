@@ -131,11 +131,15 @@ export function inheritingRanges(path: string, owners: readonly string[]): [stri
   return ranges;
 }
 
+/** Top-level folders a transaction of `inheritDefaultAccess` passes the access down to, at most. */
+const INHERIT_BATCH = 200;
+
 /**
  * Passes a new defaultAccessType down (CLI `workspace update --default-access-type`): every
- * top-level folder that inherits gets it, with the folders inheriting through it, one
- * organization per transaction under its tree lock. Folders store their effective access,
- * so without this they would keep the old default while root documents took the new one.
+ * top-level folder that inherits gets it, with the folders inheriting through it, at most
+ * INHERIT_BATCH top-level folders per transaction under the organization's tree lock. Folders
+ * store their effective access, so without this they would keep the old default while root
+ * documents took the new one.
  */
 export async function inheritDefaultAccess(
   db: Kysely<Tables>,
@@ -154,9 +158,17 @@ export async function inheritDefaultAccess(
       .limit(100)
       .execute();
     for (const { organization_id: organizationId } of orgs) {
-      await transaction(db, (raw) =>
-        inheritInOrganization(asWriteTx(raw), workspaceId, organizationId, accessType, now),
-      );
+      let afterPath: string | null = null;
+      do {
+        const from: string | null = afterPath;
+        const step: { done: number; lastPath: string | null } = await transaction(db, (raw) =>
+          inheritInOrganization(asWriteTx(raw), workspaceId, organizationId, accessType, now, {
+            limit: INHERIT_BATCH,
+            afterPath: from,
+          }),
+        );
+        afterPath = step.done === INHERIT_BATCH ? step.lastPath : null;
+      } while (afterPath !== null);
     }
     if (orgs.length < 100) return;
     after = orgs[orgs.length - 1]!.organization_id;
@@ -164,9 +176,11 @@ export async function inheritDefaultAccess(
 }
 
 /**
- * One organization's step of `inheritDefaultAccess`, in the caller's transaction under the
- * organization's tree lock (also the durable job of apikeyconfig update). Returns how many
- * top-level folders took the new access; an organization being deleted is skipped.
+ * One step of `inheritDefaultAccess` in one organization, in the caller's transaction under its
+ * tree lock (also the durable job of apikeyconfig update): at most `limit` top-level folders, in
+ * path order after `afterPath`, so the next step starts where this one ended instead of reading
+ * past the folders done. Answers how many top-level folders took the new access and the path of
+ * the last; an organization being deleted is skipped.
  */
 export async function inheritInOrganization(
   trx: WriteTx,
@@ -174,21 +188,22 @@ export async function inheritInOrganization(
   organizationId: string,
   accessType: AccessType,
   now: number,
-  /** At most this many top-level folders (a job's batch); the ones done no longer match, so a repeat goes on. */
-  limit?: number,
-): Promise<number> {
-  if ((await lockOrganization(trx, workspaceId, organizationId)) === null) return 0;
+  range: { readonly limit: number; readonly afterPath: string | null },
+): Promise<{ done: number; lastPath: string | null }> {
+  if ((await lockOrganization(trx, workspaceId, organizationId)) === null) return { done: 0, lastPath: null };
   const tops = await trx
     .selectFrom("folders")
     .select("path")
     .where("workspace_id", "=", workspaceId)
     .where("organization_id", "=", organizationId)
     .where("depth", "=", 0)
+    .$if(range.afterPath !== null, (q) => q.where("path", ">", range.afterPath as string))
     .where("inherit_access", "=", 1)
     .where("access_type", "<>", accessType)
-    .$if(limit !== undefined, (q) => q.orderBy("path").limit(limit!))
+    .orderBy("path")
+    .limit(range.limit)
     .execute();
   const scope = { workspaceId, organizationId };
   for (const { path } of tops) await applyAccess(trx, scope, path, { accessType, inherit: true }, now);
-  return tops.length;
+  return { done: tops.length, lastPath: tops.at(-1)?.path ?? null };
 }

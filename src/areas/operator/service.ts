@@ -1,14 +1,22 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { OperatorCtx, Workspace } from "../../context.js";
 import type { ApiKeyProfileRow, Tables } from "../../db/tables.js";
+import { exclusiveTransaction } from "../../db/transactions.js";
 import { ApiError, invalidArgument, notFound } from "../../errors.js";
 import type { Clock } from "../../lib/clock.js";
 import { newAuthToken } from "../../lib/ids.js";
 import { sha256Hex } from "../../lib/keys.js";
 import { mergeApiKeySettings } from "../workspace-config/service.js";
 import { noteAuthWrite } from "../workspaces/auth-cache.js";
-import { insertNewWorkspace, maskToken, newWorkspace, storeToken } from "../workspaces/service.js";
+import {
+  insertNewWorkspace,
+  maskToken,
+  matchesAny,
+  newWorkspace,
+  storeToken,
+  tokenHint,
+} from "../workspaces/service.js";
 import * as workspaces from "../workspaces/store.js";
 import {
   type CreateApiKeyInput,
@@ -43,14 +51,18 @@ export interface OperatorCredentials {
   readonly workspaceAuthToken: string;
 }
 
+/** The advisory lock key (PostgreSQL) under which the operator credential is made or rotated. */
+const OPERATOR_CREDENTIAL_LOCK = 0x6f_70_72; // "opr"
+
 /**
  * Makes the deployment's operator credential, or gives the existing one a new token (the old
  * token stops working at once: nothing caches operator tokens). The token is stored as its hash.
  */
 export async function createOperatorToken(db: Db, clock: Clock): Promise<OperatorCredentials> {
   const token = newAuthToken();
-  const row = { hash: sha256Hex(token), hint: token.slice(-4), at: clock.now() };
-  return db.transaction().execute(async (trx) => {
+  const row = { hash: sha256Hex(token), hint: tokenHint(token), at: clock.now() };
+  // One at a time across processes: two runs at once must not both find none and make two.
+  return exclusiveTransaction(db, OPERATOR_CREDENTIAL_LOCK, async (trx) => {
     const existing = await store.theCredential(trx);
     if (existing) {
       await store.rotateCredential(trx, existing.workspace_id, row);
@@ -84,8 +96,7 @@ export async function authenticateOperator(db: Db, workspaceId: unknown, token: 
   // Bounded before it reaches the database: a real id is 27 characters.
   const row = workspaceId.length <= 256 ? await store.findCredential(db, workspaceId) : undefined;
   if (!row) throw notFound(OPERATOR_MESSAGES.unknownWorkspace);
-  const presented = Buffer.from(sha256Hex(token), "hex");
-  if (!timingSafeEqual(presented, Buffer.from(row.token_hash, "hex")))
+  if (!matchesAny(sha256Hex(token), [row]))
     throw new ApiError("UNAUTHENTICATED", OPERATOR_MESSAGES.wrongToken);
   return row.workspace_id;
 }

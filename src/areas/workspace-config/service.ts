@@ -192,7 +192,7 @@ export async function apiKeyConfig(ctx: Ctx) {
 /**
  * Sets the fields sent (nothing is removed) and answers them with their values after the write.
  * A new defaultDocumentAccessType is the workspace's setting (as the CLI sets it); top-level
- * folders that inherit take it in a durable job, one organization per batch.
+ * folders that inherit take it in a durable job, at most a batch of top-level folders per transaction.
  */
 export async function updateApiKeyConfig(
   ctx: Ctx,

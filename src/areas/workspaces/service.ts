@@ -58,7 +58,7 @@ export async function isTokenOf(db: Db, workspaceId: string, authToken: string):
 }
 
 /** Compares the presented hash with every stored one in constant time, so timing tells nothing about which matched. */
-function matchesAny(presentedHash: string, rows: readonly { token_hash: string | null }[]): boolean {
+export function matchesAny(presentedHash: string, rows: readonly { token_hash: string | null }[]): boolean {
   const presented = Buffer.from(presentedHash, "hex");
   let matched = false;
   for (const row of rows) {
@@ -121,8 +121,11 @@ export async function insertNewWorkspace(trx: Db, workspace: Workspace, authToke
 
 /** Stores a new token: its hash, and its last four characters to show it masked (`maskToken`). */
 export function storeToken(db: Db, workspaceId: string, token: string, now: number): Promise<void> {
-  return store.insertTokenHash(db, workspaceId, sha256Hex(token), now, token.slice(-4));
+  return store.insertTokenHash(db, workspaceId, sha256Hex(token), now, tokenHint(token));
 }
+
+/** What is kept of a token to show it masked: its last four characters. */
+export const tokenHint = (token: string): string => token.slice(-4);
 
 /** A token as lists show it (docs/compatibility.md "D21"): `at_…` and its last four characters. */
 export const maskToken = (hint: string | null): string => `at_…${hint ?? "????"}`;

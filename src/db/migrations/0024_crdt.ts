@@ -40,7 +40,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex("crdt_documents_by_user")
     .on("crdt_documents")
-    .columns(["workspace_id", "last_updated_by", "organization_id"])
+    // Ordered as the privacy export walks it (document, editor), so a page reads in order, never sorts.
+    .columns(["workspace_id", "last_updated_by", "organization_id", "document_id", "editor_id"])
     .execute();
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   for (const statement of usageTriggers(postgres, "crdt_documents", "state")) {

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { Outcome } from "../../http/operation.js";
 import { openAnswer, sealAnswer } from "../../idempotency/sealed-answers.js";
 import type { PersonalDataKind } from "../kind.js";
-import { mentionToken } from "../scan.js";
+import { mentionText, quotedText } from "../scan.js";
 import { scrub } from "../scrub.js";
 
 /**
@@ -26,8 +26,8 @@ export const idempotencyAnswers: PersonalDataKind = {
         order by key limit ${batch}`.execute(tx);
     const last = rows.at(-1);
     if (!last) return { erased: 0, next: null };
-    const quoted = JSON.stringify(scope.userId);
-    const mention = JSON.stringify(mentionToken(scope.userId)).slice(1, -1);
+    const quoted = quotedText(scope.userId);
+    const mention = mentionText(scope.userId);
     let erased = 0;
     for (const row of rows) {
       const text = openAnswer(scope.atRest, scope.workspaceId, row.key, row.answer);
