@@ -91,7 +91,7 @@ export async function createWorkspace(
   ifAbsent = false,
 ): Promise<Credentials> {
   const workspace = newWorkspace(clock, input);
-  await transaction(db, (trx) => insertWithToken(trx, workspace, authToken, ifAbsent));
+  await transaction(db, (trx) => insertNewWorkspace(trx, workspace, authToken, ifAbsent));
   return { workspace, apiKey: workspace.id, authToken };
 }
 
@@ -108,14 +108,17 @@ export function newWorkspace(clock: Clock, input: NewWorkspace): Workspace {
   };
 }
 
-async function insertWithToken(trx: Db, workspace: Workspace, authToken: string, ifAbsent: boolean) {
+/**
+ * Stores a workspace made by `newWorkspace` inside the caller's transaction, with its first token
+ * if one is given; `ifAbsent`: an existing one of the same id is kept (a configured bootstrap).
+ */
+export async function insertNewWorkspace(
+  trx: Db,
+  workspace: Workspace,
+  authToken: string | null,
+  ifAbsent = false,
+) {
   await store.insertWorkspace(trx, workspace, ifAbsent);
-  await storeToken(trx, workspace.id, authToken, workspace.createdAt);
-}
-
-/** Stores a workspace made by `newWorkspace` inside the caller's transaction, with its first token if one is given. */
-export async function insertNewWorkspace(trx: Db, workspace: Workspace, authToken: string | null) {
-  await store.insertWorkspace(trx, workspace, false);
   if (authToken !== null) await storeToken(trx, workspace.id, authToken, workspace.createdAt);
 }
 
@@ -190,7 +193,7 @@ export async function bootstrap(
   const authToken = newAuthToken();
   const created = await store.underFirstStartLock(db, async (trx) => {
     if ((await store.countWorkspaces(trx)) > 0) return false;
-    await insertWithToken(trx, workspace, authToken, false);
+    await insertNewWorkspace(trx, workspace, authToken);
     return true;
   });
   return created

@@ -383,8 +383,11 @@ async function main(): Promise<void> {
     });
   }
 
-  child.kill("SIGTERM");
-  await new Promise((r) => child.once("exit", r));
+  // A server that already exited (the case COLLABD_MEASURE_LOG is for) has no exit left to wait for.
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }
   rmSync(dir, { recursive: true, force: true });
 }
 
