@@ -61,12 +61,22 @@ export interface Latency {
 
 /** Latency of `send` repeated `n` times, one at a time: what one client sees with nothing queued. */
 export async function sequentialLatency(n: number, send: (i: number) => Promise<unknown>): Promise<Latency> {
+  return latencyOf(await sequentialSamples(n, send));
+}
+
+/** Each of `n` calls of `send`, one at a time, in ms. */
+export async function sequentialSamples(n: number, send: (i: number) => Promise<unknown>): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
     const start = performance.now();
     await send(i);
     samples.push(performance.now() - start);
   }
+  return samples;
+}
+
+/** p50 and p99 (nearest rank) of latency samples in ms. */
+export function latencyOf(samples: readonly number[]): Latency {
   return { p50Ms: percentile(samples, 0.5), p99Ms: percentile(samples, 0.99) };
 }
 

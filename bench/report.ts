@@ -16,7 +16,10 @@ export interface Row {
   readonly ratioToEcho: number | null;
   /** The same against the raw Node.js echo (bench/peer/raw-echo.ts), in the same rounds. */
   readonly ratioToRawEcho?: number | null;
-  /** Each round's figure (in the throughput's unit), both echoes' req/s and the host's load at its start. */
+  /**
+   * Each round's figure (in the throughput's unit), both echoes' req/s and the host's load at its start;
+   * for the get during the erasure, each of its runs (no echoes).
+   */
   readonly rounds?: readonly RowRound[];
   readonly target: string;
   /** The measured value the target is about, as text (e.g. "43 %", "1.1×"). */
@@ -32,7 +35,7 @@ export interface Row {
 
 /** One round of a row (bench/rounds.ts). */
 export interface RowRound {
-  /** The throughput in the row's unit; for a one-client row, its p50 in ms (echoes NaN). */
+  /** The throughput in the row's unit; for a one-client row, the round's own p50 in ms (echoes NaN). */
   readonly value: number;
   readonly ownEchoRps: number;
   readonly rawEchoRps: number;
@@ -86,13 +89,14 @@ export function writeReport(report: Report, root: string): void {
     "",
     "`npm run bench` (full sizes of docs/performance.md, Targets) or `npm run bench -- --quick` (small sizes); `bench/README.md`",
     "says what each row measures. Every throughput row is the median of rounds: each round runs collabd's own echo route,",
-    "a raw Node.js `http` echo in its own process (and, for activities, the peer and the physical floor) and the row, back",
-    "to back, with autocannon on the same 2-core machine; each ratio is the median of the ratios taken within a round, and",
-    "the host's 1-minute load average when each round began is beside its figure (rounds column: figure @ load).",
-    "Compare ratios across runs: absolute figures drift with the shared host. p50/p99 are those of the median round under",
-    "load (autocannon, 16 connections unless the operation says, whole milliseconds) unless the operation says one client",
-    "(one request at a time, nothing queued). Where a target is missed, the last section says by how much and what the",
-    "profiles show is the limit (`docs/performance.md` has the details).",
+    "a raw Node.js `http` echo in its own process (and, for activities, the peer and the physical floor) and the scenario's",
+    "rows, back to back in an order that turns from round to round, with autocannon on the same 2-core machine; each ratio",
+    "is the median of the ratios taken within a round, and the host's 1-minute load average when each round began is",
+    "beside its figure (rounds column: figure @ load). Compare ratios across runs: absolute figures drift with the shared",
+    "host. p50/p99 are those of the median round under load (autocannon, 16 connections unless the operation says, whole",
+    "milliseconds) unless the operation says one client (one request at a time, nothing queued): those are of every",
+    "round's samples pooled, the rounds column each round's own p50. Where a target is missed, the last section says by",
+    "how much and what the profiles show is the limit (`docs/performance.md` has the details).",
     "",
     `Last run: ${report.startedAt}, mode **${report.mode}**, ${report.machine}, ${fmt(report.totalS)} s in all.`,
     `Sizes: ${fmt(s.activities.total)} activities, ${fmt(s.recordings.total)} recordings, ${fmt(s.folders.total)} folders,`,

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Creds } from "./client.js";
-import { type LoadResult, load, sequentialLatency } from "./load.js";
+import { type Latency, type LoadResult, latencyOf, load, sequentialSamples } from "./load.js";
 import type { Row, RowRound } from "./report.js";
 import { latencyRow, pct, type RowBase, type TargetCheck } from "./rows.js";
 import type { Sizes } from "./sizes.js";
@@ -9,7 +9,9 @@ import type { Sizes } from "./sizes.js";
  * Rounds (bench/README.md "Measure"): the host is shared and drifts by 2–5× within a minute,
  * so no figure stands alone. A round reads the host's load, runs collabd's own echo and the raw
  * Node.js echo, then each of a scenario's runs, back to back; each row is the median over the
- * rounds, and each of its ratios the median of that ratio taken within each round.
+ * rounds, and each of its ratios the median of that ratio taken within each round. The runs'
+ * order turns from round to round (`inRoundOrder`), so no run is always the one furthest from
+ * the echoes it is divided by.
  */
 
 /** One run of a round: an autocannon run, or anything else measured for as long (the floor). */
@@ -75,8 +77,10 @@ export async function inRounds(
     const hostLoad = loadAverage();
     const ownEcho = await echo(targets.url);
     const rawEcho = await echo(targets.rawEchoUrl);
+    // In run order, so the log below shows which ran nearest the echoes.
     const results = new Map<string, LoadResult>();
-    for (const item of items) results.set(item.key, await item.run(sizes.durationS));
+    for (const item of inRoundOrder(items, r, sizes.rounds))
+      results.set(item.key, await item.run(sizes.durationS));
     rounds.push({ load: hostLoad, ownEcho, rawEcho, results });
     targets.log(
       `${label} round ${r + 1} (load ${hostLoad}): own echo ${ownEcho.rps.toFixed(0)}, raw echo ${rawEcho.rps.toFixed(0)}, ` +
@@ -108,6 +112,19 @@ export function loadItem(
   return { key, run: (durationS) => load({ ...options, durationS }) };
 }
 
+/**
+ * `items` in round `round`'s order: turned left by `round` steps of a `rounds`-th of their
+ * length (at least one), so over the rounds each item runs early in some and late in others
+ * and its median round is neither (with 7 items and 3 rounds: positions i, i − 2, i − 4 mod 7).
+ * Two items simply alternate, as bench/hardening-ab.ts does its A and B.
+ */
+export function inRoundOrder<T>(items: readonly T[], round: number, rounds: number): T[] {
+  if (items.length === 0) return [];
+  const step = Math.max(1, Math.floor(items.length / rounds));
+  const shift = (round * step) % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -126,9 +143,28 @@ export interface Versus {
 }
 
 /**
+ * The median of equal-length runs of one load: its rate the median of their rates (the mean of
+ * the middle two for an even count), its p50/p99 those of the run at the middle (the upper of
+ * the two), errors and non-2xx summed. autocannon reports percentiles, not samples, so runs'
+ * latencies cannot be pooled.
+ */
+export function medianRun(results: readonly LoadResult[]): LoadResult {
+  const rates = results.map((r) => r.rps);
+  const middle = results[rates.indexOf([...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)]!)]!;
+  return {
+    rps: median(rates),
+    p50Ms: middle.p50Ms,
+    p99Ms: middle.p99Ms,
+    errors: results.reduce((n, r) => n + r.errors, 0),
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+  };
+}
+
+/**
  * The row of `key` over `rounds`: throughput the median of the rounds' (requests/s, or `per`
  * items/s), ratios to own and raw echo (and to each `versus`) the medians of the ratios taken
- * within each round, p50/p99 of the median round, the host's load beside each round's figure.
+ * within each round, p50/p99 of the median round (`medianRun`), the host's load beside each
+ * round's figure.
  */
 export function roundsRow(
   base: RowBase,
@@ -144,8 +180,8 @@ export function roundsRow(
 ): Row {
   const results = rounds.of(key);
   const rates = results.map((r) => r.rps);
-  const rate = median(rates);
-  const middle = results[rates.indexOf([...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)]!)]!;
+  const middle = medianRun(results);
+  const rate = middle.rps;
   const within = (pick: (round: Round, i: number) => number) =>
     median(rounds.rounds.map((round, i) => rates[i]! / pick(round, i)));
   const ratioToEcho = within((round) => round.ownEcho.rps);
@@ -161,8 +197,7 @@ export function roundsRow(
     rawEchoRps: round.rawEcho.rps,
     load: round.load,
   }));
-  const errors = results.reduce((n, r) => n + r.errors, 0);
-  const non2xx = results.reduce((n, r) => n + r.non2xx, 0);
+  const { errors, non2xx } = middle;
   const given = options.check ?? { target: "–", measured: "–", met: null };
   const check = typeof given === "function" ? given(rate * per.count) : given;
   const judged: TargetCheck =
@@ -191,45 +226,52 @@ export function roundsRow(
   };
 }
 
-/** One round of a one-client latency run: its p50 and p99 and the host's load when it began. */
-export interface LatencyRound {
-  readonly p50Ms: number;
-  readonly p99Ms: number;
+/** One round of a one-client latency run: its samples, their p50 and p99, and the host's load when it began. */
+export interface LatencyRound extends Latency {
+  readonly samples: readonly number[];
   readonly load: number;
 }
 
 /**
  * One-client latencies in rounds: each round reads the host's load, then runs each of `runs`
  * for its share of `samples` (one request at a time), so rows compared with each other (page
- * 500 with page 1) are measured side by side in every round.
+ * 500 with page 1) are measured side by side in every round, their order turning per round
+ * (`inRoundOrder`).
  */
 export async function latencyInRounds<K extends string>(
   sizes: Sizes,
   runs: Record<K, (i: number) => Promise<unknown>>,
 ): Promise<Record<K, LatencyRound[]>> {
   const perRound = Math.ceil(sizes.samples / sizes.rounds);
-  const out = Object.fromEntries(Object.keys(runs).map((k) => [k, [] as LatencyRound[]])) as Record<
-    K,
-    LatencyRound[]
-  >;
+  const keys = Object.keys(runs) as K[];
+  const out = Object.fromEntries(keys.map((k) => [k, [] as LatencyRound[]])) as Record<K, LatencyRound[]>;
   for (let r = 0; r < sizes.rounds; r++) {
     const hostLoad = loadAverage();
-    for (const key of Object.keys(runs) as K[]) {
-      const latency = await sequentialLatency(perRound, runs[key]);
-      out[key].push({ ...latency, load: hostLoad });
+    for (const key of inRoundOrder(keys, r, sizes.rounds)) {
+      const samples = await sequentialSamples(perRound, runs[key]);
+      out[key].push({ ...latencyOf(samples), samples, load: hostLoad });
     }
   }
   return out;
 }
 
-/** A one-client row over its rounds: p50 and p99 the medians of the rounds', each round's p50 listed with its load. */
+/**
+ * p50 and p99 of every round's samples together: a round has a third of them (134 in a full
+ * run), too few for its own p99 to be more than its second-largest sample.
+ */
+export function pooledLatency(rounds: readonly LatencyRound[]): Latency & { readonly samples: number } {
+  const samples = rounds.flatMap((r) => r.samples);
+  return { ...latencyOf(samples), samples: samples.length };
+}
+
+/**
+ * A one-client row over its rounds: p50 and p99 of the samples pooled over the rounds
+ * (`pooledLatency`), each round's own p50 listed with its load. Comparisons between rows
+ * (page 500 with page 1) stay within a round: the caller takes them from the rounds.
+ */
 export function latencyRoundsRow(base: RowBase, rounds: readonly LatencyRound[], check?: TargetCheck): Row {
   return {
-    ...latencyRow(
-      base,
-      { p50Ms: median(rounds.map((r) => r.p50Ms)), p99Ms: median(rounds.map((r) => r.p99Ms)) },
-      check,
-    ),
+    ...latencyRow(base, pooledLatency(rounds), check),
     rounds: rounds.map((r) => ({
       value: r.p50Ms,
       ownEchoRps: Number.NaN,

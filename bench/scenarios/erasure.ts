@@ -3,7 +3,7 @@ import { addActivities } from "../../src/areas/activities/service.js";
 import { headersFor, post } from "../client.js";
 import { type LoadResult, load } from "../load.js";
 import type { Row } from "../report.js";
-import { loadItem, roundsRow } from "../rounds.js";
+import { loadAverage, loadItem, medianRun, roundsRow } from "../rounds.js";
 import { count, loadRow, ms, pct, rateRow } from "../rows.js";
 import type { Scenario } from "../scenario.js";
 import { inLanes, statisticsAsItGrows } from "../seed.js";
@@ -15,14 +15,16 @@ const ERASED_USER = { userId: "erase-me", email: "erase-me@example.com", name: "
 const SEED_BATCH = 1000;
 /** Documents of other users' activities, read by the live traffic. */
 const DOCUMENTS = 20;
-const CHUNK_S = 1;
 
 /**
  * User-data erasure: throughput (records/s) of erasing one user with
  * `sizes.erasure.records` activities, while activities get traffic on the same
  * organization continues, and what it costs that traffic (throughput and p99 against the
- * same load just before). The get load runs in 1-second chunks; only chunks that ended
- * while the job was still running count as "during".
+ * same load just before). Before and during are measured alike, so one is a fraction of the
+ * other: runs of `sizes.durationS` each, the row their median run (`medianRun`, as every
+ * rounds row). Before, the runs are the erasure scenario's rounds (with the echoes); during,
+ * they run back to back from the request on, and only runs that ended while the job was still
+ * running count.
  */
 export function erasureScenario(sizes: Sizes): Scenario {
   const { records } = sizes.erasure;
@@ -68,8 +70,14 @@ export function erasureScenario(sizes: Sizes): Scenario {
 
     async measure({ dialect, server, inRounds, log }) {
       const url = server.url;
-      const run = (durationS: number) =>
-        load({ url, path: "/v2/activities/get", durationS, connections: sizes.connections, body: readBody });
+      const run = () =>
+        load({
+          url,
+          path: "/v2/activities/get",
+          durationS: sizes.durationS,
+          connections: sizes.connections,
+          body: readBody,
+        });
       const beforeRounds = await inRounds("erasure", [
         loadItem("get", { url, path: "/v2/activities/get", connections: sizes.connections, body: readBody }),
       ]);
@@ -101,10 +109,11 @@ export function erasureScenario(sizes: Sizes): Scenario {
           else await sleep(20);
         }
       })();
-      const during: LoadResult[] = [];
+      const during: { result: LoadResult; load: number }[] = [];
       while (elapsedMs === null) {
-        const chunk = await run(CHUNK_S);
-        if (elapsedMs === null) during.push(chunk);
+        const hostLoad = loadAverage();
+        const result = await run();
+        if (elapsedMs === null) during.push({ result, load: hostLoad });
       }
       await watcher;
       const seconds = (elapsedMs ?? 0) / 1000;
@@ -123,28 +132,28 @@ export function erasureScenario(sizes: Sizes): Scenario {
         before,
       ];
       if (during.length > 0) {
-        const mean = (pick: (r: LoadResult) => number) =>
-          during.reduce((s, r) => s + pick(r), 0) / during.length;
-        const whileErasing: LoadResult = {
-          rps: mean((r) => r.rps),
-          p50Ms: mean((r) => r.p50Ms),
-          p99Ms: Math.max(...during.map((r) => r.p99Ms)),
-          errors: during.reduce((s, r) => s + r.errors, 0),
-          non2xx: during.reduce((s, r) => s + r.non2xx, 0),
-        };
-        rows.push(
-          loadRow(
+        const whileErasing = medianRun(during.map((d) => d.result));
+        rows.push({
+          ...loadRow(
             { operation: "activities get, same organization, during the erasure", dialect },
             whileErasing,
             {
               target: "–",
               measured:
-                `${pct(whileErasing.rps / beforeRps)} of the throughput before (median of its rounds); ` +
-                `p99 ${ms(whileErasing.p99Ms)} vs ${ms(before.p99Ms ?? 0)}`,
+                `${pct(whileErasing.rps / beforeRps)} of the throughput before; p99 ${ms(whileErasing.p99Ms)} vs ` +
+                `${ms(before.p99Ms ?? 0)} (each the median of ${sizes.durationS} s runs: ${during.length} during, ` +
+                `${before.rounds?.length ?? 0} before)`,
               met: null,
             },
           ),
-        );
+          // Each run's figure, as a rounds row lists its rounds' (no echoes: the job would not wait for them).
+          rounds: during.map((d) => ({
+            value: d.result.rps,
+            ownEchoRps: Number.NaN,
+            rawEchoRps: Number.NaN,
+            load: d.load,
+          })),
+        });
       }
       return rows;
     },
