@@ -94,24 +94,44 @@ export function contextFor(services: Services, workspace: Workspace, requestId: 
     get reader() {
       return database.readerFor(workspace.id);
     },
-    write: requestWrites(services, workspace.id),
+    ...requestWrites(services, workspace.id),
     clock: services.clock,
     ids: services.ids,
     pageTokens: services.pageTokens,
     keys: services.keys,
     config: services.config,
     webhookResolver: services.webhookResolver,
-    jobs: services.jobs,
   };
 }
 
 /**
  * One request's writes: one work budget for all of them (docs/decisions.md, "Work budgets"),
- * queued in its workspace's share of the writer (group-commit.ts).
+ * queued in its workspace's share of the writer (group-commit.ts). A job kicked inside one
+ * of them is kicked again once the write is durable: the runner reads committed jobs only,
+ * so the kick made inside the transaction would find nothing.
  */
-function requestWrites(services: Services, share: string): Ctx["write"] {
+function requestWrites(services: Services, share: string): Pick<Ctx, "write" | "jobs"> {
   const budget = new WorkBudget(services.config.writeBudget);
-  return (work, rows) => services.database.write(work, { budget, alone: rows === RUNS_ALONE, share });
+  let open = 0;
+  let kicked = false;
+  const kick = () => {
+    if (open > 0) kicked = true;
+    else services.jobs.kick();
+  };
+  const jobs: JobSignal = Object.create(services.jobs, { kick: { value: kick } });
+  const write: Ctx["write"] = async (work, rows) => {
+    open++;
+    try {
+      return await services.database.write(work, { budget, alone: rows === RUNS_ALONE, share });
+    } finally {
+      open--;
+      if (open === 0 && kicked) {
+        kicked = false;
+        services.jobs.kick();
+      }
+    }
+  };
+  return { write, jobs };
 }
 
 /**
@@ -140,7 +160,7 @@ export function operatorContextFor(services: Services, operatorId: string, reque
     get reader() {
       return services.database.readerFor(share);
     },
-    write: requestWrites(services, share),
+    write: requestWrites(services, share).write,
     clock: services.clock,
     pageTokens: services.pageTokens,
     config: services.config,

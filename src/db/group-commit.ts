@@ -43,6 +43,15 @@ export const GROUP_COMMIT_MAX_ROWS = 2000;
 /** Bytes written per batch, likewise: a few large records fill a batch as many small rows do. */
 export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Time the jobs of one batch may run before it commits, whatever they wrote: rows differ in
+ * cost (an inbox row lands on pages of three indexes keyed by user, about 1.6 times an
+ * activity's cost in the writer: RELIABILITY.md "Work budgets"), and a loaded host makes every
+ * row slower. With one job's own bounded work on top, no transaction holds the writer much
+ * past this.
+ */
+export const GROUP_COMMIT_MAX_MS = 50;
+
 /** The hint of a write whose size is not known up front (a delete by filter, a subtree move): it runs alone. */
 export const RUNS_ALONE = Number.POSITIVE_INFINITY;
 
@@ -50,6 +59,9 @@ export interface GroupCommitOptions {
   readonly maxJobs?: number;
   readonly maxRows?: number;
   readonly maxBytes?: number;
+  readonly maxMs?: number;
+  /** Milliseconds, for the batch's time bound (tests inject one). */
+  readonly now?: () => number;
   readonly monitor?: MonitorSlot;
 }
 
@@ -60,6 +72,8 @@ interface BatchWork {
   readonly jobs: Job[];
   rows: number;
   bytes: number;
+  /** When its first job started (`now`). */
+  startedAt: number;
 }
 
 /**
@@ -69,9 +83,9 @@ interface BatchWork {
  * caller is answered only after the shared COMMIT is durable.
  *
  * A batch is bounded by the work its jobs really did, not by what they announced: jobs
- * join it one after another until `maxJobs` ran or the rows or bytes they wrote (their
- * budgets count every statement, fan-out included) reach `maxRows`/`maxBytes`. A job can
- * pass the bound by at most its own work budget.
+ * join it one after another until `maxJobs` ran, the rows or bytes they wrote (their
+ * budgets count every statement, fan-out included) reach `maxRows`/`maxBytes`, or they
+ * have run `maxMs`. A job can pass the bound by at most its own work.
  *
  * With `sync`, the COMMIT itself does not wait for the disk (`synchronous = NORMAL` for
  * that transaction) and `sync()` makes it durable off the event loop (WalSync). The next
@@ -87,6 +101,8 @@ export class GroupCommit {
   private readonly maxJobs: number;
   private readonly maxRows: number;
   private readonly maxBytes: number;
+  private readonly maxMs: number;
+  private readonly now: () => number;
   private readonly monitor: MonitorSlot | undefined;
 
   constructor(
@@ -97,6 +113,8 @@ export class GroupCommit {
     this.maxJobs = options.maxJobs ?? GROUP_COMMIT_MAX_JOBS;
     this.maxRows = options.maxRows ?? GROUP_COMMIT_MAX_ROWS;
     this.maxBytes = options.maxBytes ?? GROUP_COMMIT_MAX_BYTES;
+    this.maxMs = options.maxMs ?? GROUP_COMMIT_MAX_MS;
+    this.now = options.now ?? (() => performance.now());
     this.monitor = options.monitor;
   }
 
@@ -128,7 +146,7 @@ export class GroupCommit {
       this.scheduled = false;
       return;
     }
-    const batch: BatchWork = { jobs: [], rows: 0, bytes: 0 };
+    const batch: BatchWork = { jobs: [], rows: 0, bytes: 0, startedAt: 0 };
     let outcomes: Outcome[];
     try {
       const started = performance.now();
@@ -167,7 +185,12 @@ export class GroupCommit {
   private admits(batch: BatchWork, job: Job): boolean {
     if (batch.jobs.length === 0) return true;
     if (job.alone || batch.jobs.at(-1)!.alone) return false;
-    return batch.jobs.length < this.maxJobs && batch.rows < this.maxRows && batch.bytes < this.maxBytes;
+    return (
+      batch.jobs.length < this.maxJobs &&
+      batch.rows < this.maxRows &&
+      batch.bytes < this.maxBytes &&
+      this.now() - batch.startedAt < this.maxMs
+    );
   }
 
   private next(): void {
@@ -188,6 +211,7 @@ export class GroupCommit {
    */
   private async runJobs(trx: Db, batch: BatchWork): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
+    batch.startedAt = this.now();
     while (this.queue.length > 0 && this.admits(batch, this.queue.peek()!)) {
       const job = this.queue.shift()!;
       batch.jobs.push(job);

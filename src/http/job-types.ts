@@ -1,6 +1,7 @@
 import { migrateJob } from "../areas/hierarchy/migrate.js";
 import { deleteJob } from "../areas/hierarchy/sweep.js";
 import { locationJob } from "../areas/locations/job.js";
+import { fanOutJob } from "../areas/notifications/fan-out.js";
 import { defaultAccessJob } from "../areas/workspace-config/job.js";
 import type { JobType } from "../jobs/types.js";
 import { erasureJob } from "../privacy/jobs.js";
@@ -12,4 +13,5 @@ export const allJobTypes: readonly JobType[] = [
   migrateJob,
   locationJob,
   defaultAccessJob,
+  fanOutJob,
 ];

@@ -227,6 +227,19 @@ export async function recordBatch(
   return Number(left.tasks_left) === 0;
 }
 
+/**
+ * Deletes a job and its tasks: a finished job of a type that keeps no status
+ * (`forgetWhenDone`), or a pending one its subject no longer needs.
+ */
+export async function forgetJob(trx: Kysely<Tables>, workspaceId: string, id: string): Promise<void> {
+  await trx
+    .deleteFrom("job_tasks")
+    .where("workspace_id", "=", workspaceId)
+    .where("job_id", "=", id)
+    .execute();
+  await trx.deleteFrom("jobs").where("workspace_id", "=", workspaceId).where("id", "=", id).execute();
+}
+
 export async function finishJob(trx: Kysely<Tables>, job: ClaimedJob, now: number): Promise<void> {
   await trx
     .updateTable("jobs")

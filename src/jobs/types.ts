@@ -33,6 +33,11 @@ export interface JobType {
   readonly name: string;
   /** One batch of the task `kind`; a kind this version does not know has nothing left to do. */
   runBatch(tx: WriteTx, kind: string, scope: TaskScope, after: Position, batch: number): Promise<StepResult>;
+  /**
+   * Deleted, not kept as completed, once done: a job no one reads the status of (a
+   * notification's fan-out), whose rows would otherwise count against the workspace's quota.
+   */
+  readonly forgetWhenDone?: boolean;
   /** In the transaction that completes the job's last task. */
   finish?(
     tx: WriteTx,

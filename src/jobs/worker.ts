@@ -1,7 +1,16 @@
 import { setTimeout as sleep, setImmediate as yieldToLoop } from "node:timers/promises";
 import type { Services } from "../context.js";
+import type { WriteTx } from "../db/handles.js";
 import { randomId } from "../lib/ids.js";
-import { type ClaimedJob, claimJob, finishJob, hasOpenJob, nextTask, recordBatch } from "./store.js";
+import {
+  type ClaimedJob,
+  claimJob,
+  finishJob,
+  forgetJob,
+  hasOpenJob,
+  nextTask,
+  recordBatch,
+} from "./store.js";
 import type { JobType } from "./types.js";
 
 export interface JobLog {
@@ -98,8 +107,7 @@ export class JobWorker {
         const { task, lost } = await nextTask(trx, job, now, config.erasureLeaseMs);
         if (lost) return false;
         if (!task) {
-          await type?.finish?.(trx, job, now);
-          await finishJob(trx, job, now);
+          await this.finish(trx, job, now);
           return false;
         }
         const scope = {
@@ -114,8 +122,7 @@ export class JobWorker {
           ? await type.runBatch(trx, task.kind, scope, task.cursor, batch)
           : { done: 0, next: null };
         if (await recordBatch(trx, job, task.seq, result.done, result.next, now)) {
-          await type?.finish?.(trx, job, now);
-          await finishJob(trx, job, now);
+          await this.finish(trx, job, now);
           return false;
         }
         return true;
@@ -124,5 +131,13 @@ export class JobWorker {
       if (config.erasurePauseMs > 0) await sleep(config.erasurePauseMs);
       else await yieldToLoop();
     }
+  }
+
+  /** The transaction that completes the job's last task: the type's own finish, then the job kept as completed or forgotten. */
+  private async finish(trx: WriteTx, job: ClaimedJob, now: number): Promise<void> {
+    const type = this.types.get(job.type);
+    await type?.finish?.(trx, job, now);
+    if (type?.forgetWhenDone) await forgetJob(trx, job.workspaceId, job.id);
+    else await finishJob(trx, job, now);
   }
 }

@@ -1,8 +1,7 @@
 import { expect, it } from "vitest";
 import { DELETE } from "../../src/areas/hierarchy/sweep.js";
-import { allJobTypes } from "../../src/http/job-types.js";
 import { readJob } from "../../src/jobs/store.js";
-import { JobWorker } from "../../src/jobs/worker.js";
+import { holdJobs } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 const BATCH = 50;
@@ -51,19 +50,6 @@ async function seed(server: TestServer, org: string) {
     documentId: "other",
     commentAnnotations: [{ annotationId: "kept", commentData: [{ commentText: "stay", from: U }] }],
   });
-}
-
-/** Holds this process's job runner: kicks reach nothing until `run` drains the jobs with a runner of the test's own. */
-function holdJobs(server: TestServer) {
-  const release = server.services.jobs.attach(async () => {});
-  return {
-    async run() {
-      release();
-      const worker = new JobWorker(server.services, allJobTypes);
-      await worker.drain();
-      await worker.stop();
-    },
-  };
 }
 
 /** The job sweeping an organization ("") or document, read from its tombstone. */

@@ -1,8 +1,7 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
-import { allJobTypes } from "../../src/http/job-types.js";
-import { JobWorker } from "../../src/jobs/worker.js";
 import { usageRecount } from "../../src/quotas/registry.js";
+import { holdJobs } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 const BATCH = 40;
@@ -18,19 +17,6 @@ async function ok(server: TestServer, path: string, data: unknown) {
   const res = await server.call(path, data);
   expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
   return res.body.result;
-}
-
-/** Holds this process's job runner: kicks reach nothing until `run` drains the jobs with a runner of the test's own. */
-function holdJobs(server: TestServer) {
-  const release = server.services.jobs.attach(async () => {});
-  return {
-    async run() {
-      release();
-      const worker = new JobWorker(server.services, allJobTypes);
-      await worker.drain();
-      await worker.stop();
-    },
-  };
 }
 
 /** The workspace's usage as kept, and as a recount of its rows finds it. */

@@ -13,7 +13,8 @@ describe("group commit [sqlite]", () => {
 
   it("answers concurrent writers from one commit, rolling back only the one that failed", async () => {
     const { db } = await open();
-    const group = new GroupCommit(db);
+    // A frozen clock: a slow host cannot close the batch on time (its own test, below).
+    const group = new GroupCommit(db, null, { now: () => 0 });
     const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, n) =>
         group.run(async (trx) => {
@@ -83,7 +84,7 @@ describe("group commit [sqlite]", () => {
     const batches: { jobs: number; rows: number }[] = [];
     const slot = monitorSlot();
     slot.current = { groupCommit: (jobs, rows) => batches.push({ jobs, rows }) };
-    const group = new GroupCommit(db, null, { maxJobs: 3, maxRows: 10, monitor: slot });
+    const group = new GroupCommit(db, null, { maxJobs: 3, maxRows: 10, monitor: slot, now: () => 0 });
     // Rows each job writes; the seventh announces nothing and asks to run alone.
     const weights = [4, 4, 4, 4, 30, 1, 1, 1, 1, 1, 1];
     await Promise.all(
@@ -114,7 +115,7 @@ describe("group commit [sqlite]", () => {
     const batches: number[] = [];
     const slot = monitorSlot();
     slot.current = { groupCommit: (jobs) => batches.push(jobs) };
-    const group = new GroupCommit(db, null, { maxRows: 50, monitor: slot });
+    const group = new GroupCommit(db, null, { maxRows: 50, monitor: slot, now: () => 0 });
     const fanOut = (n: number) =>
       group.run((trx) =>
         trx
@@ -126,9 +127,27 @@ describe("group commit [sqlite]", () => {
     expect(batches).toEqual([2, 2, 2]);
   });
 
+  it("commits a batch once its jobs ran its time, whatever they wrote: slow rows do not hold the writer longer", async () => {
+    const { db } = await open();
+    const batches: number[] = [];
+    const slot = monitorSlot();
+    slot.current = { groupCommit: (jobs) => batches.push(jobs) };
+    // Each job takes 20 ms of this clock and writes one row: three fit in 50 ms (0, 20, 40 started).
+    let clock = 0;
+    const group = new GroupCommit(db, null, { maxMs: 50, monitor: slot, now: () => clock });
+    const slow = (n: number) =>
+      group.run(async (trx) => {
+        clock += 20;
+        await trx.insertInto("auth_tokens").values(token(n)).execute();
+      });
+    await Promise.all(Array.from({ length: 7 }, (_, n) => slow(n)));
+    expect(batches).toEqual([3, 3, 1]);
+    expect(await db.selectFrom("auth_tokens").selectAll().execute()).toHaveLength(7);
+  });
+
   it("shares each batch round robin across workspaces: a write queued behind another workspace's burst runs in the first batch", async () => {
     const { db } = await open();
-    const group = new GroupCommit(db, null, { maxRows: 2000 });
+    const group = new GroupCommit(db, null, { maxRows: 2000, now: () => 0 });
     // Which batch each job ran in (the commits made before it ran), in the order they ran.
     const ran: { who: string; batch: number }[] = [];
     const job = (who: string, n: number, rows: number, share: string) =>
@@ -158,7 +177,7 @@ describe("group commit [sqlite]", () => {
 
   it("served one shared queue first come first served before (the same burst with no workspace named)", async () => {
     const { db } = await open();
-    const group = new GroupCommit(db, null, { maxRows: 2000 });
+    const group = new GroupCommit(db, null, { maxRows: 2000, now: () => 0 });
     const ran: string[] = [];
     const job = (who: string, n: number, rows: number) =>
       group.run(async (trx) => {

@@ -4,6 +4,7 @@ import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.
 import { replaceDelta } from "../../quotas/by-verbs.js";
 import { chargeUsage } from "../../quotas/check.js";
 import { keepInboxRecipients } from "../notification-config/recipients.js";
+import { forgetOwed, owe } from "./fan-out.js";
 import { replaceNotification } from "./store.js";
 
 /**
@@ -13,6 +14,8 @@ import { replaceNotification } from "./store.js";
  * to both. `named` holds the users the notification names itself (what `MINE` keeps);
  * without it every recipient counts as named. Notifications are accounted by their verbs
  * (migration 0008), so this charges the quota too, refusing the transaction beyond it.
+ * Inbox rows past the first COLLABD_ERASURE_BATCH_ROWS are left to a job (fan-out.ts),
+ * kicked once this write is durable.
  */
 export async function writeNotification(
   trx: WriteTx,
@@ -31,11 +34,17 @@ export async function writeNotification(
     organizationId: row.organization_id,
     documentId: row.document_id ?? undefined,
   };
-  const kept = await keepInboxRecipients(trx, scope, candidates);
-  const replaced = await replaceNotification(
-    trx,
-    row,
-    kept.map((c) => c.row),
-  );
+  const kept = (await keepInboxRecipients(trx, scope, candidates)).map((c) => c.row);
+  // The first slice now, the rest by a durable job (fan-out.ts): no transaction writes thousands of inbox rows.
+  const slice = ctx.config.erasureBatchRows;
+  const replaced = await replaceNotification(trx, row, kept.slice(0, slice));
+  const owed = kept.slice(slice);
+  // The job of a version replaced (or deleted before its job ran) owes rows of that version; its id is this one's.
+  if (replaced.length > 0 || owed.length > 0)
+    await forgetOwed(trx, row.workspace_id, row.organization_id, row.id);
+  if (owed.length > 0) {
+    await owe(trx, owed, ctx.clock.now());
+    ctx.jobs.kick();
+  }
   await chargeUsage(trx, ctx, replaceDelta([row.record], replaced));
 }

@@ -1,0 +1,181 @@
+import { expect, it, vi } from "vitest";
+import { FAN_OUT, fanOutJob, fanOutJobId } from "../../src/areas/notifications/fan-out.js";
+import { holdJobs } from "../support/jobs.js";
+import { forEachDialect, type TestServer } from "../support/server.js";
+
+/** Inbox rows an add writes itself (COLLABD_ERASURE_BATCH_ROWS): the rest are the job's, in slices of this size. */
+const SLICE = 5;
+const MEMBERS = 23;
+
+async function ok(server: TestServer, path: string, data: unknown) {
+  const res = await server.call(path, data);
+  expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+  return res.body.result;
+}
+
+/** An organization with MEMBERS organization-level users m0…m22. */
+async function members(server: TestServer, org: string) {
+  const users = Array.from({ length: MEMBERS }, (_, i) => ({ userId: `m${i}` }));
+  await ok(server, "/v2/users/add", { organizationId: org, users });
+}
+
+const notify = (server: TestServer, org: string, id: string, extra: Record<string, unknown> = {}) =>
+  ok(server, "/v2/notifications/add", {
+    organizationId: org,
+    notificationId: id,
+    displayHeadlineMessageTemplate: "h",
+    notifyUsers: [{ userId: "named" }],
+    ...extra,
+  });
+
+/** The users with an inbox row of the notification, sorted. */
+async function inbox(server: TestServer, org: string, id: string): Promise<string[]> {
+  const rows = await server.services.database.reader
+    .selectFrom("notification_recipients")
+    .select("user_id")
+    .where("workspace_id", "=", server.creds.apiKey)
+    .where("organization_id", "=", org)
+    .where("notification_id", "=", id)
+    .execute();
+  return rows.map((row) => row.user_id).sort();
+}
+
+async function jobOf(server: TestServer, org: string, id: string) {
+  return server.services.database.reader
+    .selectFrom("jobs")
+    .select(["type", "completed_at"])
+    .where("workspace_id", "=", server.creds.apiKey)
+    .where("id", "=", fanOutJobId(org, id))
+    .executeTakeFirst();
+}
+
+async function records(server: TestServer): Promise<number> {
+  const rows = await server.services.database.reader
+    .selectFrom("workspace_usage")
+    .select("records")
+    .where("workspace_id", "=", server.creds.apiKey)
+    .execute();
+  return rows.reduce((sum, row) => sum + Number(row.records), 0);
+}
+
+const everyone = ["named", ...Array.from({ length: MEMBERS }, (_, i) => `m${i}`)].sort();
+
+forEachDialect(
+  "notification fan-out in slices",
+  (server) => {
+    it("writes the first slice with the notification and the rest by a job that is forgotten once done", async () => {
+      const s = server();
+      await members(s, "org-a");
+      const before = await records(s);
+      const held = holdJobs(s);
+      const added = await notify(s, "org-a", "n1");
+      expect(added.data).toMatchObject({ id: "n1" });
+      // One transaction wrote the notification, SLICE inbox rows and the job owing the rest.
+      expect(await inbox(s, "org-a", "n1")).toHaveLength(SLICE);
+      expect(await jobOf(s, "org-a", "n1")).toMatchObject({ type: FAN_OUT, completed_at: null });
+      await held.run();
+      expect(await inbox(s, "org-a", "n1")).toEqual(everyone);
+      const list = await ok(s, "/v2/notifications/get", { organizationId: "org-a", userId: "m22" });
+      expect(list.data.map((n: { id: string }) => n.id)).toEqual(["n1"]);
+      // The finished job and its task are deleted: the workspace holds the notification, no job rows.
+      expect(await jobOf(s, "org-a", "n1")).toBeUndefined();
+      expect((await records(s)) - before).toBe(1);
+    });
+
+    it("drops the owed rows of a version that is replaced or deleted before the job runs", async () => {
+      const s = server();
+      await members(s, "org-b");
+      const held = holdJobs(s);
+      await notify(s, "org-b", "replaced");
+      s.clock.advance(1);
+      await notify(s, "org-b", "replaced", { notifyAll: false, notifyUsers: [{ userId: "only" }] });
+      expect(await jobOf(s, "org-b", "replaced")).toBeUndefined();
+      await notify(s, "org-b", "deleted");
+      await ok(s, "/v2/notifications/delete", { organizationId: "org-b", notificationIds: ["deleted"] });
+      await notify(s, "org-b", "deleted-then-added");
+      await ok(s, "/v2/notifications/delete", {
+        organizationId: "org-b",
+        notificationIds: ["deleted-then-added"],
+      });
+      // Added again while the deleted version's job still waits: the new version owes its own rows.
+      s.clock.advance(1);
+      await notify(s, "org-b", "deleted-then-added");
+      await held.run();
+      expect(await inbox(s, "org-b", "replaced")).toEqual(["only"]);
+      expect(await inbox(s, "org-b", "deleted")).toEqual([]);
+      expect(await jobOf(s, "org-b", "deleted")).toBeUndefined();
+      expect(await inbox(s, "org-b", "deleted-then-added")).toEqual(everyone);
+    });
+
+    it("leaves out a user erased before the job reached them", async () => {
+      const s = server();
+      await members(s, "org-c");
+      const held = holdJobs(s);
+      await notify(s, "org-c", "n");
+      const erased = "m9";
+      expect(await inbox(s, "org-c", "n")).not.toContain(erased);
+      const res = await s.call("/v2/users/data/delete", { userIds: [erased] });
+      expect(res.status, JSON.stringify(res.body)).toBe(202);
+      // The erasure runs to its end first (jobs are claimed oldest first): the fan-out then finds
+      // the user scrubbed from the record and writes no row for them.
+      await s.services.database.write((trx) =>
+        trx
+          .updateTable("jobs")
+          .set({ created_at: s.clock.now() + 1 })
+          .where("workspace_id", "=", s.creds.apiKey)
+          .where("id", "=", fanOutJobId("org-c", "n"))
+          .execute(),
+      );
+      await held.run();
+      expect(await inbox(s, "org-c", "n")).toEqual(everyone.filter((u) => u !== erased));
+    });
+
+    it("writes nothing twice when a slice runs again after a crash", async () => {
+      const s = server();
+      await members(s, "org-d");
+      const held = holdJobs(s);
+      await notify(s, "org-d", "n");
+      const task = await s.services.database.reader
+        .selectFrom("job_tasks")
+        .select("subject")
+        .where("workspace_id", "=", s.creds.apiKey)
+        .where("job_id", "=", fanOutJobId("org-d", "n"))
+        .executeTakeFirstOrThrow();
+      const scope = {
+        workspaceId: s.creds.apiKey,
+        jobId: fanOutJobId("org-d", "n"),
+        subject: JSON.parse(task.subject!),
+        now: s.clock.now(),
+        atRest: s.services.keys.atRest,
+      };
+      const slice = () =>
+        s.services.database.write((trx) => fanOutJob.runBatch(trx, FAN_OUT, scope, [0], SLICE));
+      expect(await slice()).toEqual({ done: SLICE, next: [SLICE] });
+      const once = await inbox(s, "org-d", "n");
+      expect(once).toHaveLength(2 * SLICE);
+      await slice();
+      expect(await inbox(s, "org-d", "n")).toEqual(once);
+      await held.run();
+      expect(await inbox(s, "org-d", "n")).toEqual(everyone);
+    });
+  },
+  { env: { COLLABD_ERASURE_BATCH_ROWS: String(SLICE), COLLABD_ERASURE_POLL_MS: "0" } },
+);
+
+forEachDialect(
+  "notification fan-out runs once the add is durable",
+  (server) => {
+    it("kicks this process's job runner after the commit, not only at the next poll (there is none here)", async () => {
+      const s = server();
+      await members(s, "org-k");
+      await notify(s, "org-k", "n");
+      // A kick made inside the add's transaction alone would find no committed job, and nothing polls.
+      await vi.waitFor(async () => expect(await inbox(s, "org-k", "n")).toEqual(everyone), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      await vi.waitFor(async () => expect(await jobOf(s, "org-k", "n")).toBeUndefined(), { timeout: 10_000 });
+    });
+  },
+  { env: { COLLABD_ERASURE_BATCH_ROWS: String(SLICE), COLLABD_ERASURE_POLL_MS: "0" } },
+);
