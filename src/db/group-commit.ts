@@ -47,8 +47,7 @@ export const GROUP_COMMIT_MAX_BYTES = 4 * 1024 * 1024;
  * Time the jobs of one batch may run before it commits, whatever they wrote: rows differ in
  * cost (an inbox row lands on pages of three indexes keyed by user, about 1.6 times an
  * activity's cost in the writer: RELIABILITY.md "Work budgets"), and a loaded host makes every
- * row slower. With one job's own bounded work on top, no transaction holds the writer much
- * past this.
+ * row slower. A transaction passes it by at most the last job's own work (that job's budget).
  */
 export const GROUP_COMMIT_MAX_MS = 50;
 

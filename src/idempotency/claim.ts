@@ -1,7 +1,6 @@
 import { type Ctx, derivedCtx } from "../context.js";
 import type { WriteTx } from "../db/handles.js";
 import type { Outcome } from "../http/operation.js";
-import type { JobSignal } from "../lib/job-signal.js";
 import { checkGrowth, markUsage } from "../quotas/check.js";
 import { type IdempotentRequest, inProgress } from "./keys.js";
 import { sealAnswer } from "./sealed-answers.js";
@@ -13,7 +12,7 @@ import { sealAnswer } from "./sealed-answers.js";
  * answered, with that answer stored. A crash at any point leaves either everything (the
  * writes, the key, the answer) or nothing, so a retry gets the answer or runs again.
  * A request that wrote nothing stores no key. Jobs the request kicks are kicked after the
- * commit (a kick before it would find no job).
+ * commit: the base context defers a kick made inside its open write (context.ts).
  */
 export async function runClaimingKey(
   ctx: Ctx,
@@ -40,7 +39,6 @@ class KeyedWrites {
   /** A write that failed inside the open transaction: the request fails whole. */
   private failed: { error: unknown } | null = null;
   private queue: Promise<unknown> = Promise.resolve();
-  private kicked = false;
   private readonly answer = deferred<Outcome>();
 
   constructor(
@@ -48,10 +46,7 @@ class KeyedWrites {
     private readonly request: IdempotentRequest,
     private readonly statusCode: number,
   ) {
-    const jobs: JobSignal = Object.create(base.jobs, {
-      kick: { value: () => (this.kicked = true) },
-    });
-    this.ctx = derivedCtx(base, { write: (work, rows) => this.write(work, rows), jobs });
+    this.ctx = derivedCtx(base, { write: (work, rows) => this.write(work, rows) });
   }
 
   /** Writes run one after another: in the open transaction, or opening it. */
@@ -119,7 +114,6 @@ class KeyedWrites {
       this.answer.resolve(outcome);
       await this.committed;
     }
-    if (this.kicked) this.base.jobs.kick();
     return outcome;
   }
 }

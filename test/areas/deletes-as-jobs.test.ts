@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { FEATURE_STEPS } from "../../src/areas/hierarchy/cascade.js";
 import { DELETE } from "../../src/areas/hierarchy/sweep.js";
 import { readJob } from "../../src/jobs/store.js";
 import { holdJobs } from "../support/jobs.js";
@@ -290,6 +291,52 @@ forEachDialect(
       ).toEqual({ isDeleteCompleted: true, tasksLeft: 0, batches: 0, rowsDeleted: 0 });
       expect((await threadsOf(s, org, "d")).body.result.data).toEqual([]);
       await held.run();
+    });
+
+    it("sweeps notifications with at most a batch of inbox rows per transaction, whatever their fan-out", async () => {
+      const s = server();
+      const org = "fanned";
+      const recipients = Array.from({ length: 70 }, (_, i) => ({ userId: `r-${i}` }));
+      const fanOut = holdJobs(s);
+      for (const id of ["n-1", "n-2", "n-3"])
+        await ok(s, "/v2/notifications/add", {
+          organizationId: org,
+          notificationId: id,
+          displayHeadlineMessageTemplate: "h",
+          notifyUsers: recipients,
+        });
+      // Each add wrote 50 inbox rows (a batch), its fan-out job the other 20.
+      await fanOut.run();
+      const { database } = s.services;
+      const count = async (table: "notifications" | "notification_recipients") =>
+        Number(
+          (
+            await database.reader
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("workspace_id", "=", s.creds.apiKey)
+              .where("organization_id", "=", org)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      expect(await count("notification_recipients")).toBe(210);
+      const step = FEATURE_STEPS.find((candidate) => candidate.name === "notifications")!;
+      const target = {
+        workspaceId: s.creds.apiKey,
+        organizationId: org,
+        documentIds: null,
+        now: s.clock.now(),
+      };
+      const perBatch: number[] = [];
+      for (let left = 210, done = BATCH; done === BATCH; ) {
+        done = await database.write((trx) => step.run(trx, target, BATCH));
+        const now = await count("notification_recipients");
+        perBatch.push(left - now);
+        left = now;
+      }
+      // 210 inbox rows in batches of at most 50, then the three notifications once theirs are gone.
+      expect(perBatch).toEqual([50, 50, 50, 50, 10]);
+      expect(await count("notifications")).toBe(0);
     });
   },
   { env: { COLLABD_ERASURE_BATCH_ROWS: String(BATCH), COLLABD_ERASURE_POLL_MS: "0" } },

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
+import { MOVE_STEPS } from "../../src/areas/hierarchy/migrate.js";
 import { usageRecount } from "../../src/quotas/registry.js";
 import { holdJobs } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
@@ -172,6 +173,56 @@ forEachDialect(
       const after = await usageAndRecount(s);
       expect(after.kept).toEqual(after.counted);
       expect(after.kept.records).toBe(before.kept.records + 1 + 1 + MOVE_TASKS);
+    });
+
+    it("moves notifications with at most a batch of inbox rows per transaction, whatever their fan-out", async () => {
+      const s = server();
+      const org = "org-fan";
+      const recipients = Array.from({ length: 50 }, (_, i) => ({ userId: `r-${i}` }));
+      const fanOut = holdJobs(s);
+      for (const id of ["n-1", "n-2", "n-3"])
+        await ok(s, "/v2/notifications/add", {
+          organizationId: org,
+          documentId: "old",
+          notificationId: id,
+          displayHeadlineMessageTemplate: "h",
+          notifyUsers: recipients,
+        });
+      // Each add wrote 40 inbox rows (a batch), its fan-out job the other 10.
+      await fanOut.run();
+      const { database } = s.services;
+      const inboxAt = async (documentId: string) =>
+        Number(
+          (
+            await database.reader
+              .selectFrom("notification_recipients")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("workspace_id", "=", s.creds.apiKey)
+              .where("organization_id", "=", org)
+              .where("document_id", "=", documentId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      expect(await inboxAt("old")).toBe(150);
+      const step = MOVE_STEPS.find((candidate) => candidate.name === "notifications")!;
+      const scope = { workspaceId: s.creds.apiKey, organizationId: org, from: "old", to: "new" };
+      const perBatch: number[] = [];
+      for (let left = 150, done = BATCH; done === BATCH; ) {
+        done = await database.write((trx) => step.run(trx, scope, BATCH));
+        const now = await inboxAt("old");
+        perBatch.push(left - now);
+        left = now;
+      }
+      // 150 inbox rows in batches of at most 40, then the three notifications once theirs have moved.
+      expect(perBatch).toEqual([40, 40, 40, 30]);
+      expect(await inboxAt("new")).toBe(150);
+      const moved = await database.reader
+        .selectFrom("notifications")
+        .select("document_id")
+        .where("workspace_id", "=", s.creds.apiKey)
+        .where("organization_id", "=", org)
+        .execute();
+      expect(moved.map((row) => row.document_id)).toEqual(["new", "new", "new"]);
     });
 
     it("refuses a new id in use, the same id, an unknown organization and an unknown migration, writing nothing", async () => {

@@ -1,5 +1,5 @@
 import { expect, it, vi } from "vitest";
-import { FAN_OUT, fanOutJob, fanOutJobId } from "../../src/areas/notifications/fan-out.js";
+import { FAN_OUT, fanOutJob } from "../../src/areas/notifications/fan-out.js";
 import { holdJobs } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
@@ -40,13 +40,28 @@ async function inbox(server: TestServer, org: string, id: string): Promise<strin
   return rows.map((row) => row.user_id).sort();
 }
 
-async function jobOf(server: TestServer, org: string, id: string) {
-  return server.services.database.reader
-    .selectFrom("jobs")
-    .select(["type", "completed_at"])
+/** The open fan-out jobs of the workspace: id and the notification each owes rows of. */
+async function fanOuts(server: TestServer): Promise<{ id: string; notificationId: string }[]> {
+  const rows = await server.services.database.reader
+    .selectFrom("job_tasks")
+    .select(["job_id", "subject"])
     .where("workspace_id", "=", server.creds.apiKey)
-    .where("id", "=", fanOutJobId(org, id))
-    .executeTakeFirst();
+    .where("kind", "=", FAN_OUT)
+    .execute();
+  return rows.map((row) => ({
+    id: row.job_id,
+    notificationId: (JSON.parse(row.subject!) as { notificationId: string }).notificationId,
+  }));
+}
+
+async function jobCount(server: TestServer): Promise<number> {
+  const rows = await server.services.database.reader
+    .selectFrom("jobs")
+    .select("id")
+    .where("workspace_id", "=", server.creds.apiKey)
+    .where("type", "=", FAN_OUT)
+    .execute();
+  return rows.length;
 }
 
 async function records(server: TestServer): Promise<number> {
@@ -72,13 +87,13 @@ forEachDialect(
       expect(added.data).toMatchObject({ id: "n1" });
       // One transaction wrote the notification, SLICE inbox rows and the job owing the rest.
       expect(await inbox(s, "org-a", "n1")).toHaveLength(SLICE);
-      expect(await jobOf(s, "org-a", "n1")).toMatchObject({ type: FAN_OUT, completed_at: null });
+      expect(await fanOuts(s)).toEqual([{ id: expect.any(String), notificationId: "n1" }]);
       await held.run();
       expect(await inbox(s, "org-a", "n1")).toEqual(everyone);
       const list = await ok(s, "/v2/notifications/get", { organizationId: "org-a", userId: "m22" });
       expect(list.data.map((n: { id: string }) => n.id)).toEqual(["n1"]);
       // The finished job and its task are deleted: the workspace holds the notification, no job rows.
-      expect(await jobOf(s, "org-a", "n1")).toBeUndefined();
+      expect(await jobCount(s)).toBe(0);
       expect((await records(s)) - before).toBe(1);
     });
 
@@ -89,7 +104,8 @@ forEachDialect(
       await notify(s, "org-b", "replaced");
       s.clock.advance(1);
       await notify(s, "org-b", "replaced", { notifyAll: false, notifyUsers: [{ userId: "only" }] });
-      expect(await jobOf(s, "org-b", "replaced")).toBeUndefined();
+      // The first version's job stays until it runs, and then finds another version stored.
+      expect((await fanOuts(s)).map((job) => job.notificationId)).toEqual(["replaced"]);
       await notify(s, "org-b", "deleted");
       await ok(s, "/v2/notifications/delete", { organizationId: "org-b", notificationIds: ["deleted"] });
       await notify(s, "org-b", "deleted-then-added");
@@ -103,7 +119,7 @@ forEachDialect(
       await held.run();
       expect(await inbox(s, "org-b", "replaced")).toEqual(["only"]);
       expect(await inbox(s, "org-b", "deleted")).toEqual([]);
-      expect(await jobOf(s, "org-b", "deleted")).toBeUndefined();
+      expect(await jobCount(s)).toBe(0);
       expect(await inbox(s, "org-b", "deleted-then-added")).toEqual(everyone);
     });
 
@@ -112,6 +128,7 @@ forEachDialect(
       await members(s, "org-c");
       const held = holdJobs(s);
       await notify(s, "org-c", "n");
+      const [fanOut] = await fanOuts(s);
       const erased = "m9";
       expect(await inbox(s, "org-c", "n")).not.toContain(erased);
       const res = await s.call("/v2/users/data/delete", { userIds: [erased] });
@@ -123,7 +140,7 @@ forEachDialect(
           .updateTable("jobs")
           .set({ created_at: s.clock.now() + 1 })
           .where("workspace_id", "=", s.creds.apiKey)
-          .where("id", "=", fanOutJobId("org-c", "n"))
+          .where("id", "=", fanOut!.id)
           .execute(),
       );
       await held.run();
@@ -135,15 +152,16 @@ forEachDialect(
       await members(s, "org-d");
       const held = holdJobs(s);
       await notify(s, "org-d", "n");
+      const [fanOut] = await fanOuts(s);
       const task = await s.services.database.reader
         .selectFrom("job_tasks")
         .select("subject")
         .where("workspace_id", "=", s.creds.apiKey)
-        .where("job_id", "=", fanOutJobId("org-d", "n"))
+        .where("job_id", "=", fanOut!.id)
         .executeTakeFirstOrThrow();
       const scope = {
         workspaceId: s.creds.apiKey,
-        jobId: fanOutJobId("org-d", "n"),
+        jobId: fanOut!.id,
         subject: JSON.parse(task.subject!),
         now: s.clock.now(),
         atRest: s.services.keys.atRest,
@@ -174,7 +192,33 @@ forEachDialect(
         timeout: 10_000,
         interval: 20,
       });
-      await vi.waitFor(async () => expect(await jobOf(s, "org-k", "n")).toBeUndefined(), { timeout: 10_000 });
+      await vi.waitFor(async () => expect(await jobCount(s)).toBe(0), { timeout: 10_000 });
+    });
+
+    it("kicks it after the commit of a request keyed by an Idempotency-Key too (one transaction that commits last)", async () => {
+      const s = server();
+      await members(s, "org-key");
+      const res = await s.raw("/v2/notifications/add", {
+        headers: {
+          "content-type": "application/json",
+          "x-svc-api-key": s.creds.apiKey,
+          "x-svc-auth-token": s.creds.authToken,
+          "idempotency-key": "fan-out-key-1",
+        },
+        body: JSON.stringify({
+          data: {
+            organizationId: "org-key",
+            notificationId: "n",
+            displayHeadlineMessageTemplate: "h",
+            notifyUsers: [{ userId: "named" }],
+          },
+        }),
+      });
+      expect(res.status).toBe(200);
+      await vi.waitFor(async () => expect(await inbox(s, "org-key", "n")).toEqual(everyone), {
+        timeout: 10_000,
+        interval: 20,
+      });
     });
   },
   { env: { COLLABD_ERASURE_BATCH_ROWS: String(SLICE), COLLABD_ERASURE_POLL_MS: "0" } },

@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { WriteTx } from "../../db/handles.js";
+import { lockedForUpdate } from "../../db/transactions.js";
 import { deleteDelta } from "../../quotas/by-verbs.js";
 import { type RecordKind, recordsChanged } from "../../records/effects.js";
 
@@ -68,48 +69,80 @@ const plain = (
 });
 
 /**
- * A step over a table of stored records: each batch's ids and sizes go to the one place
- * that knows what else a deleted record takes with it (usage, webhook content: records/effects.ts).
+ * Deletes up to `batch` of the target's stored records of `table` matching `where`; each
+ * batch's ids and sizes go to the one place that knows what else a deleted record takes
+ * with it (usage, webhook content: records/effects.ts). Returns how many went.
  */
-const recordStep = (
-  name: string,
+async function deleteRecords(
+  trx: WriteTx,
+  t: SweepTarget,
   table: "activities" | "recordings" | "notifications",
   key: "id" | "annotation_id",
   kind: RecordKind,
-  alongside?: (trx: WriteTx, t: SweepTarget, ids: string[]) => Promise<void>,
+  where: RawBuilder<unknown>,
+  batch: number,
+): Promise<number> {
+  const rows = await deleteSome<{ key: string; bytes: number }>(
+    trx,
+    t,
+    table,
+    [key],
+    where,
+    batch,
+    sql`${sql.ref(key)} as key, octet_length(record) as bytes`,
+  );
+  const usage = deleteDelta(rows.map((r) => Number(r.bytes)));
+  await recordsChanged(trx, { ...t, kind, recordIds: rows.map((r) => r.key), usage });
+  return rows.length;
+}
+
+/** A step over a table of stored records of the target's documents. */
+const recordStep = (
+  name: string,
+  table: "activities" | "recordings",
+  key: "id" | "annotation_id",
+  kind: RecordKind,
 ): SweepStep => ({
   name,
-  async run(trx, t, batch) {
-    const rows = await deleteSome<{ key: string; bytes: number }>(
-      trx,
-      t,
-      table,
-      [key],
-      inDocuments(t, "document_id"),
-      batch,
-      sql`${sql.ref(key)} as key, octet_length(record) as bytes`,
-    );
-    const ids = rows.map((r) => r.key);
-    if (alongside && ids.length > 0) await alongside(trx, t, ids);
-    const usage = deleteDelta(rows.map((r) => Number(r.bytes)));
-    await recordsChanged(trx, { ...t, kind, recordIds: ids, usage });
-    return rows.length;
-  },
+  run: (trx, t, batch) => deleteRecords(trx, t, table, key, kind, inDocuments(t, "document_id"), batch),
 });
-
-/** Notifications take their inbox rows (at most one per user of the organization each). */
-const inboxRows = (trx: WriteTx, t: SweepTarget, ids: string[]) =>
-  trx
-    .deleteFrom("notification_recipients")
-    .where("workspace_id", "=", t.workspaceId)
-    .where("organization_id", "=", t.organizationId)
-    .where("notification_id", "in", ids)
-    .execute()
-    .then(() => undefined);
 
 const activities = recordStep("activities", "activities", "id", "activity");
 const recordings = recordStep("recordings", "recordings", "annotation_id", "recording");
-const notifications = recordStep("notifications", "notifications", "id", "notification", inboxRows);
+
+/**
+ * Notifications with their inbox rows, up to 2 000 each (one per recipient): a batch picks
+ * up to `batch` notifications and deletes at most `batch` of their inbox rows; only a batch
+ * that finds fewer (theirs are all gone) deletes notifications, so no transaction grows with
+ * the fan-out. The notifications deleted are the ones picked, whose rows are gone.
+ */
+const notifications: SweepStep = {
+  name: "notifications",
+  async run(trx, t, batch) {
+    let pick = trx
+      .selectFrom("notifications")
+      .select("id")
+      .where("workspace_id", "=", t.workspaceId)
+      .where("organization_id", "=", t.organizationId);
+    if (t.documentIds) pick = pick.where("document_id", "in", [...t.documentIds]);
+    // Locked: a fan-out slice writing their inbox rows (notifications/fan-out.ts) runs before or after this batch, not beside it.
+    const ids = (await lockedForUpdate(trx, pick.limit(batch)).execute()).map((row) => row.id);
+    if (ids.length === 0) return 0;
+    const inbox = await deleteSome(
+      trx,
+      t,
+      "notification_recipients",
+      ["notification_id", "user_id"],
+      sql`and notification_id in (${sql.join(ids)})`,
+      batch,
+    );
+    if (inbox.length === batch) return batch;
+    const picked = sql`and id in (${sql.join(ids)})`;
+    const deleted = await deleteRecords(trx, t, "notifications", "id", "notification", picked, batch);
+    // Fewer than `batch` only when the pick was the last of the target's notifications.
+    return ids.length === batch ? batch : deleted;
+  },
+};
 
 /** Comment threads with the users they index (counted by triggers, migration 0012). */
 const comments: SweepStep = {

@@ -1,6 +1,7 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Ctx } from "../../context.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
+import { lockedForUpdate } from "../../db/transactions.js";
 import { createJob } from "../../jobs/store.js";
 import type { JobType } from "../../jobs/types.js";
 import { rewriteDelta } from "../../quotas/by-verbs.js";
@@ -39,53 +40,95 @@ function movedRecord(text: string, s: MoveScope): string {
  * the record; the usage of verb-accounted tables follows the change in size
  * (records/effects.ts), trigger-counted ones count themselves.
  */
-const recordMove = (
-  name: string,
+async function moveRecords(
+  trx: WriteTx,
+  s: MoveScope,
   table: "activities" | "recordings" | "notifications" | "comment_annotations",
   key: "id" | "annotation_id",
   kind: RecordKind,
-  alongside?: (trx: WriteTx, s: MoveScope, ids: string[]) => Promise<void>,
+  where: RawBuilder<unknown>,
+  batch: number,
+): Promise<number> {
+  const { rows } = await sql<{ key: string; record: string }>`
+    select ${sql.ref(key)} as key, record from ${sql.table(table)}
+    where workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId}
+      and document_id = ${s.from} ${where}
+    limit ${sql.lit(batch)}`.execute(trx);
+  if (rows.length === 0) return 0;
+  const after = rows.map((row) => movedRecord(row.record, s));
+  const records = sql.join(
+    rows.map((row, i) => sql`when ${row.key} then ${after[i]}`),
+    sql` `,
+  );
+  const ids = rows.map((row) => row.key);
+  await sql`
+    update ${sql.table(table)} set document_id = ${s.to}, record = case ${sql.ref(key)} ${records} end
+    where workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId}
+      and ${sql.ref(key)} in (${sql.join(ids)})`.execute(trx);
+  await recordsRewritten(trx, {
+    workspaceId: s.workspaceId,
+    kind,
+    usage: rewriteDelta(
+      rows.map((row) => row.record),
+      after,
+    ),
+  });
+  return rows.length;
+}
+
+const recordMove = (
+  name: string,
+  table: "activities" | "recordings" | "comment_annotations",
+  key: "id" | "annotation_id",
+  kind: RecordKind,
 ): MoveStep => ({
   name,
-  async run(trx, s, batch) {
-    const { rows } = await sql<{ key: string; record: string }>`
-      select ${sql.ref(key)} as key, record from ${sql.table(table)}
-      where workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId}
-        and document_id = ${s.from}
-      limit ${sql.lit(batch)}`.execute(trx);
-    if (rows.length === 0) return 0;
-    const after = rows.map((row) => movedRecord(row.record, s));
-    const records = sql.join(
-      rows.map((row, i) => sql`when ${row.key} then ${after[i]}`),
-      sql` `,
-    );
-    const ids = rows.map((row) => row.key);
-    await sql`
-      update ${sql.table(table)} set document_id = ${s.to}, record = case ${sql.ref(key)} ${records} end
-      where workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId}
-        and ${sql.ref(key)} in (${sql.join(ids)})`.execute(trx);
-    if (alongside) await alongside(trx, s, ids);
-    await recordsRewritten(trx, {
-      workspaceId: s.workspaceId,
-      kind,
-      usage: rewriteDelta(
-        rows.map((row) => row.record),
-        after,
-      ),
-    });
-    return rows.length;
-  },
+  run: (trx, s, batch) => moveRecords(trx, s, table, key, kind, sql``, batch),
 });
 
-/** A notification's inbox rows carry its document id too. */
-const inboxRows = async (trx: WriteTx, s: MoveScope, ids: string[]) => {
-  await trx
-    .updateTable("notification_recipients")
-    .set({ document_id: s.to })
-    .where("workspace_id", "=", s.workspaceId)
-    .where("organization_id", "=", s.organizationId)
-    .where("notification_id", "in", ids)
-    .execute();
+/**
+ * Notifications with their inbox rows, which carry the document id too (up to 2 000 a
+ * notification): a batch picks up to `batch` notifications and moves at most `batch` of
+ * their inbox rows; only a batch that finds fewer (theirs have all moved) moves the
+ * notifications picked, so no transaction grows with the fan-out.
+ */
+const notificationsMove: MoveStep = {
+  name: "notifications",
+  async run(trx, s, batch) {
+    // Locked: a fan-out slice writing their inbox rows (notifications/fan-out.ts) runs before or after this batch, not beside it.
+    const rows = await lockedForUpdate(
+      trx,
+      trx
+        .selectFrom("notifications")
+        .select("id")
+        .where("workspace_id", "=", s.workspaceId)
+        .where("organization_id", "=", s.organizationId)
+        .where("document_id", "=", s.from)
+        .limit(batch),
+    ).execute();
+    if (rows.length === 0) return 0;
+    const ids = sql.join(rows.map((row) => row.id));
+    const inbox = await sql`
+      update notification_recipients set document_id = ${s.to}
+      where (workspace_id, organization_id, notification_id, user_id) in (
+        select workspace_id, organization_id, notification_id, user_id from notification_recipients
+        where workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId}
+          and notification_id in (${ids}) and document_id = ${s.from}
+        limit ${sql.lit(batch)})
+      returning 1 as one`.execute(trx);
+    if (inbox.rows.length === batch) return batch;
+    const moved = await moveRecords(
+      trx,
+      s,
+      "notifications",
+      "id",
+      "notification",
+      sql`and id in (${ids})`,
+      batch,
+    );
+    // Fewer than `batch` only when the pick was the last of the document's notifications.
+    return rows.length === batch ? batch : moved;
+  },
 };
 
 /** Rows keyed by the document id itself, moved `batch` at a time by the users they belong to. */
@@ -150,11 +193,11 @@ const crdtMove: MoveStep = {
 };
 
 /** Everything a document holds, in the order a migration moves it (a table added later joins by one line). */
-const MOVE_STEPS: readonly MoveStep[] = [
+export const MOVE_STEPS: readonly MoveStep[] = [
   singleMove("document", "documents", "id"),
   recordMove("activities", "activities", "id", "activity"),
   recordMove("recordings", "recordings", "annotation_id", "recording"),
-  recordMove("notifications", "notifications", "id", "notification", inboxRows),
+  notificationsMove,
   recordMove("comments", "comment_annotations", "annotation_id", "comment"),
   singleMove("comment-sequence", "comment_sequences", "document_id"),
   keyedMove("notification-configs", "notification_configs", "document_id", null),

@@ -102,18 +102,19 @@ export async function relocateNotifications(
 
 /** Deletes notifications with their inbox rows; returns the deleted records' stored sizes. */
 export async function deleteNotifications(tx: WriteTx, w: Where, ids: readonly string[]): Promise<number[]> {
-  await tx
-    .deleteFrom("notification_recipients")
-    .where("workspace_id", "=", w.workspaceId)
-    .where("organization_id", "=", w.organizationId)
-    .where("notification_id", "in", [...ids])
-    .execute();
+  // The notifications first, then their inbox rows: a fan-out slice locks the notification (notifications/fan-out.ts).
   const rows = await tx
     .deleteFrom("notifications")
     .where("workspace_id", "=", w.workspaceId)
     .where("organization_id", "=", w.organizationId)
     .where("id", "in", [...ids])
     .returning((eb) => eb.fn<number>("octet_length", ["record"]).as("bytes"))
+    .execute();
+  await tx
+    .deleteFrom("notification_recipients")
+    .where("workspace_id", "=", w.workspaceId)
+    .where("organization_id", "=", w.organizationId)
+    .where("notification_id", "in", [...ids])
     .execute();
   return rows.map((row) => Number(row.bytes));
 }

@@ -53,16 +53,27 @@ export function composeNotification(
   const text = JSON.stringify(record);
   checkRecordSize(ctx.config, text, field);
   const row: NotificationRow = { ...base, id, ...where, timestamp: now, record: text };
-  const recipients = users.map(
-    (user): NotificationRecipientRow => ({
-      ...base,
-      notification_id: id,
-      user_id: user.userId,
-      timestamp: now,
-      ...where,
-      is_read: 0,
-      in_for_you: 1,
-    }),
-  );
+  const recipients = users.map((user) => inboxRow(row, user.userId));
   return { id, row, recipients };
+}
+
+/** A user's unread inbox row of a stored notification: what add writes, and the fan-out job after it (fan-out.ts). */
+export function inboxRow(
+  notification: Pick<
+    NotificationRow,
+    "workspace_id" | "organization_id" | "id" | "timestamp" | "document_id" | "location_id"
+  >,
+  userId: string,
+): NotificationRecipientRow {
+  return {
+    workspace_id: notification.workspace_id,
+    organization_id: notification.organization_id,
+    notification_id: notification.id,
+    user_id: userId,
+    timestamp: notification.timestamp,
+    document_id: notification.document_id,
+    location_id: notification.location_id,
+    is_read: 0,
+    in_for_you: 1,
+  };
 }

@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
 import { fixedBatches } from "../../db/batches.js";
 import type { WriteTx } from "../../db/handles.js";
 import type { NotificationRecipientRow } from "../../db/tables.js";
-import { createJob, forgetJob } from "../../jobs/store.js";
+import { lockedForUpdate } from "../../db/transactions.js";
+import { createJob } from "../../jobs/store.js";
 import type { JobType, StepResult, TaskScope } from "../../jobs/types.js";
+import { inboxRow } from "./compose.js";
 import { type NotificationRecord, recipientIds } from "./record.js";
-import { lockNotificationId } from "./store.js";
 
 /**
  * Inbox rows beyond the first slice of a notification are written by a durable job
@@ -31,17 +31,15 @@ interface Owed {
 }
 
 /**
- * The job of one notification's rest, one id per notification: an add that replaces the
- * notification deletes the job of the version it replaces in the same transaction.
+ * Writes the job owing `rest` (rows of one notification), in the add's transaction. Each
+ * version owes its rows under a job of its own: an add that replaces the notification leaves
+ * the old version's job alone (deleting it would take that job's row lock, which its runner
+ * holds while it waits for the notification's: a deadlock on PostgreSQL), and the old job,
+ * finding another version stored, writes nothing.
  */
-export function fanOutJobId(organizationId: string, notificationId: string): string {
-  const digest = createHash("sha256").update(`${organizationId}\0${notificationId}`).digest("base64url");
-  return `fan-${digest.slice(0, 24)}`;
-}
-
-/** Writes the job owing `rest` (rows of one notification), in the add's transaction. */
 export async function owe(
   trx: WriteTx,
+  jobId: string,
   rest: readonly NotificationRecipientRow[],
   now: number,
 ): Promise<void> {
@@ -55,60 +53,40 @@ export async function owe(
   };
   await createJob(trx, {
     workspaceId: first.workspace_id,
-    id: fanOutJobId(first.organization_id, first.notification_id),
+    id: jobId,
     type: FAN_OUT,
     tasks: [{ kind: FAN_OUT, subject }],
     now,
   });
 }
 
-/** Deletes the pending job of a notification being replaced, if any: the new version owes its own rows. */
-export function forgetOwed(
-  trx: WriteTx,
-  workspaceId: string,
-  organizationId: string,
-  notificationId: string,
-): Promise<void> {
-  return forgetJob(trx, workspaceId, fanOutJobId(organizationId, notificationId));
-}
-
 /**
- * One slice of the rest. Under the notification's id lock, so no replace runs beside it;
- * the stored notification must still be the version that owes the rows (its timestamp),
- * and a row is written only for a user its record still addresses: an erasure that
- * scrubbed the user from the record (docs/privacy.md) leaves them out. Re-running a slice
- * after a crash finds its rows there (the primary key) and writes nothing twice.
+ * One slice of the rest. The stored notification is read locked (PostgreSQL), so a replace,
+ * delete, sweep, migration or location rewrite of it runs before or after the slice, never
+ * beside it (each of them locks or deletes the notification before its inbox rows). It must
+ * still be the version that owes the rows (its timestamp), and a row is written only for a
+ * user its record still addresses: an erasure that scrubbed the user from the record
+ * (docs/privacy.md) leaves them out. Re-running a slice after a crash finds its rows there
+ * (the primary key) and writes nothing twice.
  */
 async function writeSlice(tx: WriteTx, scope: TaskScope, offset: number, batch: number): Promise<StepResult> {
   const owed = scope.subject as Owed;
-  const { workspaceId } = scope;
-  await lockNotificationId(tx, workspaceId, owed.organizationId, owed.notificationId);
-  const stored = await tx
-    .selectFrom("notifications")
-    .select(["timestamp", "record", "document_id", "location_id"])
-    .where("workspace_id", "=", workspaceId)
-    .where("organization_id", "=", owed.organizationId)
-    .where("id", "=", owed.notificationId)
-    .executeTakeFirst();
+  const stored = await lockedForUpdate(
+    tx,
+    tx
+      .selectFrom("notifications")
+      .select(["workspace_id", "organization_id", "id", "timestamp", "document_id", "location_id", "record"])
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("organization_id", "=", owed.organizationId)
+      .where("id", "=", owed.notificationId),
+  ).executeTakeFirst();
   if (!stored || Number(stored.timestamp) !== owed.timestamp) return { done: 0, next: null };
   const addressed = new Set(recipientIds(JSON.parse(stored.record) as NotificationRecord));
   const end = offset + batch;
   const rows = owed.userIds
     .slice(offset, end)
     .filter((userId) => addressed.has(userId))
-    .map(
-      (userId): NotificationRecipientRow => ({
-        workspace_id: workspaceId,
-        organization_id: owed.organizationId,
-        notification_id: owed.notificationId,
-        user_id: userId,
-        timestamp: owed.timestamp,
-        document_id: stored.document_id,
-        location_id: stored.location_id,
-        is_read: 0,
-        in_for_you: 1,
-      }),
-    );
+    .map((userId) => inboxRow({ ...stored, timestamp: owed.timestamp }, userId));
   for (const part of fixedBatches(rows, 1000))
     await tx
       .insertInto("notification_recipients")

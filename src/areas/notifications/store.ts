@@ -253,12 +253,8 @@ async function deleteByIds(
 ): Promise<number[]> {
   const sizes: number[] = [];
   for (const part of chunks(ids)) {
-    await db
-      .deleteFrom("notification_recipients")
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "=", organizationId)
-      .where("notification_id", "in", part)
-      .execute();
+    // The notifications first: deleting them waits for a fan-out slice writing their inbox rows
+    // (fan-out.ts locks the notification), so the inbox delete after it sees every row.
     const gone = await db
       .deleteFrom("notifications")
       .where("workspace_id", "=", workspaceId)
@@ -267,6 +263,12 @@ async function deleteByIds(
       .returning((eb) => eb.fn<number>("octet_length", ["record"]).as("bytes"))
       .execute();
     for (const row of gone) sizes.push(row.bytes);
+    await db
+      .deleteFrom("notification_recipients")
+      .where("workspace_id", "=", workspaceId)
+      .where("organization_id", "=", organizationId)
+      .where("notification_id", "in", part)
+      .execute();
   }
   return sizes;
 }

@@ -4,7 +4,7 @@ import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.
 import { replaceDelta } from "../../quotas/by-verbs.js";
 import { chargeUsage } from "../../quotas/check.js";
 import { keepInboxRecipients } from "../notification-config/recipients.js";
-import { forgetOwed, owe } from "./fan-out.js";
+import { owe } from "./fan-out.js";
 import { replaceNotification } from "./store.js";
 
 /**
@@ -38,12 +38,8 @@ export async function writeNotification(
   // The first slice now, the rest by a durable job (fan-out.ts): no transaction writes thousands of inbox rows.
   const slice = ctx.config.erasureBatchRows;
   const replaced = await replaceNotification(trx, row, kept.slice(0, slice));
-  const owed = kept.slice(slice);
-  // The job of a version replaced (or deleted before its job ran) owes rows of that version; its id is this one's.
-  if (replaced.length > 0 || owed.length > 0)
-    await forgetOwed(trx, row.workspace_id, row.organization_id, row.id);
-  if (owed.length > 0) {
-    await owe(trx, owed, ctx.clock.now());
+  if (kept.length > slice) {
+    await owe(trx, ctx.ids(), kept.slice(slice), ctx.clock.now());
     ctx.jobs.kick();
   }
   await chargeUsage(trx, ctx, replaceDelta([row.record], replaced));

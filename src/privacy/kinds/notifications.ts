@@ -48,13 +48,14 @@ async function eraseRecords(tx: WriteTx, scope: ErasureScope, rows: readonly Sca
     delta.ids.push(row.key);
     const record = JSON.parse(row.record) as unknown;
     if (actorOf(record) === scope.userId) {
+      // The notification first: a fan-out slice writing its inbox rows locks it (notifications/fan-out.ts).
+      await deleteScanned(tx, TABLE, scope.workspaceId, row);
       await tx
         .deleteFrom("notification_recipients")
         .where("workspace_id", "=", scope.workspaceId)
         .where("organization_id", "=", row.organization_id)
         .where("notification_id", "=", row.key)
         .execute();
-      await deleteScanned(tx, TABLE, scope.workspaceId, row);
       delta.records -= 1;
       delta.bytes -= Buffer.byteLength(row.record);
       erased++;
