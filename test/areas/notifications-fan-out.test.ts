@@ -40,8 +40,10 @@ async function inbox(server: TestServer, org: string, id: string): Promise<strin
   return rows.map((row) => row.user_id).sort();
 }
 
-/** The open fan-out jobs of the workspace: id and the notification each owes rows of. */
-async function fanOuts(server: TestServer): Promise<{ id: string; notificationId: string }[]> {
+/** The open fan-out jobs of the workspace: id, the notification each owes rows of, and the subject as stored. */
+async function fanOuts(
+  server: TestServer,
+): Promise<{ id: string; notificationId: string; subject: string }[]> {
   const rows = await server.services.database.reader
     .selectFrom("job_tasks")
     .select(["job_id", "subject"])
@@ -51,6 +53,7 @@ async function fanOuts(server: TestServer): Promise<{ id: string; notificationId
   return rows.map((row) => ({
     id: row.job_id,
     notificationId: (JSON.parse(row.subject!) as { notificationId: string }).notificationId,
+    subject: row.subject!,
   }));
 }
 
@@ -87,7 +90,9 @@ forEachDialect(
       expect(added.data).toMatchObject({ id: "n1" });
       // One transaction wrote the notification, SLICE inbox rows and the job owing the rest.
       expect(await inbox(s, "org-a", "n1")).toHaveLength(SLICE);
-      expect(await fanOuts(s)).toEqual([{ id: expect.any(String), notificationId: "n1" }]);
+      expect(await fanOuts(s)).toEqual([
+        { id: expect.any(String), notificationId: "n1", subject: expect.any(String) },
+      ]);
       await held.run();
       expect(await inbox(s, "org-a", "n1")).toEqual(everyone);
       const list = await ok(s, "/v2/notifications/get", { organizationId: "org-a", userId: "m22" });
@@ -133,16 +138,25 @@ forEachDialect(
       expect(await inbox(s, "org-c", "n")).not.toContain(erased);
       const res = await s.call("/v2/users/data/delete", { userIds: [erased] });
       expect(res.status, JSON.stringify(res.body)).toBe(202);
-      // The erasure runs to its end first (jobs are claimed oldest first): the fan-out then finds
-      // the user scrubbed from the record and writes no row for them.
-      await s.services.database.write((trx) =>
-        trx
-          .updateTable("jobs")
-          .set({ created_at: s.clock.now() + 1 })
-          .where("workspace_id", "=", s.creds.apiKey)
-          .where("id", "=", fanOut!.id)
-          .execute(),
-      );
+      // The erasure runs to its end first: the fan-out job is held by "another process" meanwhile.
+      const lease = (claim: string | null, until: number | null) =>
+        s.services.database.write((trx) =>
+          trx
+            .updateTable("jobs")
+            .set({ claim, lease_until: until })
+            .where("workspace_id", "=", s.creds.apiKey)
+            .where("id", "=", fanOut!.id)
+            .execute(),
+        );
+      await lease("elsewhere", s.clock.now() + 3_600_000);
+      const erasure = holdJobs(s);
+      await erasure.run();
+      // The open job no longer names the user; their place in its list is kept (its cursor counts places).
+      const [owed] = await fanOuts(s);
+      expect(owed!.subject).not.toContain(erased);
+      expect(JSON.parse(owed!.subject).userIds).toContain(null);
+      // Then the fan-out runs, and writes no row for them: the record no longer addresses them.
+      await lease(null, null);
       await held.run();
       expect(await inbox(s, "org-c", "n")).toEqual(everyone.filter((u) => u !== erased));
     });

@@ -27,7 +27,8 @@ interface Owed {
   readonly organizationId: string;
   readonly notificationId: string;
   readonly timestamp: number;
-  readonly userIds: readonly string[];
+  /** null: a user erased since (src/privacy/kinds/notifications.ts blanks the id, keeping positions). */
+  readonly userIds: readonly (string | null)[];
 }
 
 /**
@@ -85,7 +86,7 @@ async function writeSlice(tx: WriteTx, scope: TaskScope, offset: number, batch: 
   const end = offset + batch;
   const rows = owed.userIds
     .slice(offset, end)
-    .filter((userId) => addressed.has(userId))
+    .filter((userId): userId is string => userId !== null && addressed.has(userId))
     .map((userId) => inboxRow({ ...stored, timestamp: owed.timestamp }, userId));
   for (const part of fixedBatches(rows, 1000))
     await tx

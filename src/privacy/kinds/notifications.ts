@@ -1,7 +1,8 @@
+import { FAN_OUT } from "../../areas/notifications/fan-out.js";
 import type { WriteTx } from "../../db/handles.js";
 import { recordsChanged } from "../../records/effects.js";
 import { deleteUserRows } from "../delete-rows.js";
-import type { ErasureScope, PersonalDataKind } from "../kind.js";
+import type { ErasureScope, PersonalDataKind, Position } from "../kind.js";
 import {
   deleteScanned,
   exportScanned,
@@ -20,7 +21,8 @@ const actorOf = (record: unknown): unknown =>
 /**
  * Notifications the user triggered (their `actionUser`) are deleted whole; in the others
  * they are dropped as a recipient (record and inbox row). Walk: the notifications naming
- * the user (step 0), then any inbox row of theirs left (step 1).
+ * the user (step 0), then any inbox row of theirs left (step 1), then their id in the lists
+ * of open fan-out jobs (step 2).
  */
 export const notifications: PersonalDataKind = {
   name: "notifications",
@@ -34,7 +36,8 @@ export const notifications: PersonalDataKind = {
       const erased = await eraseRecords(tx, scope, step.rows);
       return { erased, next: step.next === null ? ["recipients"] : ["records", ...step.next] };
     }
-    return eraseInboxRows(tx, scope, batch);
+    if (after[0] === "recipients") return eraseInboxRows(tx, scope, batch);
+    return eraseOwedRows(tx, scope, after.slice(1), batch);
   },
 };
 
@@ -83,5 +86,44 @@ async function eraseRecords(tx: WriteTx, scope: ErasureScope, rows: readonly Sca
 async function eraseInboxRows(tx: WriteTx, scope: ErasureScope, batch: number) {
   const table = { table: "notification_recipients", keys: ["notification_id", "user_id"] } as const;
   const result = await deleteUserRows(tx, table, scope, batch);
-  return { erased: result.erased, next: result.next === null ? null : ["recipients"] };
+  return { erased: result.erased, next: result.next === null ? ["owed"] : ["recipients"] };
+}
+
+/**
+ * Open fan-out jobs owe inbox rows to users by id (notifications/fan-out.ts); the job would
+ * write none for this user (the record no longer addresses them), but its subject still
+ * names them until it runs. Their id is blanked in place, not removed: the job's cursor is
+ * a position in that list. Walk: the workspace's open fan-out tasks in job id order.
+ */
+async function eraseOwedRows(tx: WriteTx, scope: ErasureScope, after: Position, batch: number) {
+  let tasks = tx
+    .selectFrom("job_tasks")
+    .select(["job_id", "seq", "subject"])
+    .where("workspace_id", "=", scope.workspaceId)
+    .where("kind", "=", FAN_OUT)
+    .where("completed_at", "is", null)
+    .orderBy("job_id")
+    .orderBy("seq")
+    .limit(batch);
+  const afterJob = after?.[0];
+  if (typeof afterJob === "string") tasks = tasks.where("job_id", ">", afterJob);
+  const rows = await tasks.execute();
+  let erased = 0;
+  for (const row of rows) {
+    if (row.subject === null) continue;
+    const owed = JSON.parse(row.subject) as { organizationId: string; userIds: (string | null)[] };
+    if (scope.organizationIds !== null && !scope.organizationIds.includes(owed.organizationId)) continue;
+    if (!owed.userIds.includes(scope.userId)) continue;
+    const userIds = owed.userIds.map((userId) => (userId === scope.userId ? null : userId));
+    await tx
+      .updateTable("job_tasks")
+      .set({ subject: JSON.stringify({ ...owed, userIds }) })
+      .where("workspace_id", "=", scope.workspaceId)
+      .where("job_id", "=", row.job_id)
+      .where("seq", "=", row.seq)
+      .execute();
+    erased++;
+  }
+  const last = rows.at(-1);
+  return { erased, next: rows.length < batch || !last ? null : ["owed", last.job_id] };
 }
