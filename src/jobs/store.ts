@@ -227,10 +227,7 @@ export async function recordBatch(
   return Number(left.tasks_left) === 0;
 }
 
-/**
- * Deletes a job and its tasks: a finished job of a type that keeps no status
- * (`forgetWhenDone`), or a pending one its subject no longer needs.
- */
+/** Deletes a finished job and its tasks, for a type that keeps no status (`forgetWhenDone`). */
 export async function forgetJob(trx: Kysely<Tables>, workspaceId: string, id: string): Promise<void> {
   await trx
     .deleteFrom("job_tasks")
