@@ -1,5 +1,7 @@
 import { sql } from "kysely";
 import { expect, it } from "vitest";
+import { STEPS } from "../../src/areas/locations/job.js";
+import { locationKey } from "../../src/lib/locations.js";
 import { usageRecount } from "../../src/quotas/registry.js";
 import { holdJobs } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
@@ -109,6 +111,55 @@ forEachDialect(
       });
       expect(inbox.data).toHaveLength(2);
       await usageIsExact(s);
+    });
+
+    it("moves notifications with at most a batch of inbox rows per transaction, whatever their fan-out", async () => {
+      const s = server();
+      const org = "org-fan";
+      const recipients = Array.from({ length: 40 }, (_, i) => ({ userId: `r-${i}` }));
+      const fanOut = holdJobs(s);
+      for (const id of ["n-1", "n-2", "n-3"])
+        await ok(s, "/v2/notifications/add", {
+          organizationId: org,
+          documentId: "doc",
+          locationId: "p1",
+          notificationId: id,
+          displayHeadlineMessageTemplate: "h",
+          notifyUsers: recipients,
+        });
+      // Each add wrote 30 inbox rows (a batch), its fan-out job the other 10.
+      await fanOut.run();
+      const { database } = s.services;
+      const inboxAt = async (location: string) =>
+        Number(
+          (
+            await database.reader
+              .selectFrom("notification_recipients")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("workspace_id", "=", s.creds.apiKey)
+              .where("organization_id", "=", org)
+              .where("location_id", "=", locationKey({ id: location }))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      expect(await inboxAt("p1")).toBe(120);
+      const subject = {
+        organizationId: org,
+        documentId: "doc",
+        location: { id: "p1" },
+        update: { newLocation: { id: "p9" }, merge: false },
+      };
+      const scope = { workspaceId: s.creds.apiKey, now: s.clock.now() };
+      const perBatch: number[] = [];
+      for (let left = 120, next: unknown = []; next !== null; ) {
+        ({ next } = await database.write((trx) => STEPS.notifications!(trx, scope, subject, null, BATCH)));
+        const now = await inboxAt("p1");
+        perBatch.push(left - now);
+        left = now;
+      }
+      // 120 inbox rows in batches of at most 30, then the three notifications once theirs have moved.
+      expect(perBatch).toEqual([30, 30, 30, 30, 0]);
+      expect(await inboxAt("p9")).toBe(120);
     });
 
     it("replaces a location through the v1 path with body credentials, moving notifications to the new id", async () => {

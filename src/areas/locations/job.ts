@@ -81,7 +81,8 @@ async function threads(
  * One batch over the document's notifications stored under the location's id. A
  * notification carries only the location's id (`metadata.locationId`), so it matches by id
  * and an update changes it only when the id changes. Each batch moves its rows out of the
- * id (or deletes them), so the next starts from the front.
+ * id (or deletes them), so the next starts from the front; a batch that meets more than a
+ * batch of inbox rows moves or deletes only those, and the same notifications come next.
  */
 async function notifications(
   tx: WriteTx,
@@ -101,6 +102,10 @@ async function notifications(
   if (rows.length === 0) return { done: 0, next: null };
   const next: Position = rows.length < batch ? null : [];
   const ids = rows.map((row) => row.id);
+  // Their inbox rows first, at most a batch: the notifications follow once theirs are done.
+  const change = s.update ? { deleting: false as const, newKey } : { deleting: true as const };
+  const inbox = await store.someInboxRows(tx, where, ids, change, batch);
+  if (inbox === batch) return { done: batch, next: [] };
   if (!s.update) {
     const sizes = await store.deleteNotifications(tx, where, ids);
     await recordsChanged(tx, { ...where, kind: "notification", recordIds: ids, usage: deleteDelta(sizes) });
@@ -125,7 +130,7 @@ async function notifications(
 }
 
 /** The kinds of stored records a location reaches, one task each. Recordings and activities carry no location. */
-const STEPS: Readonly<
+export const STEPS: Readonly<
   Record<
     string,
     (tx: WriteTx, scope: Scope, s: LocationSubject, after: Position, batch: number) => Promise<StepResult>
