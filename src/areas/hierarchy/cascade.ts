@@ -3,6 +3,7 @@ import type { WriteTx } from "../../db/handles.js";
 import { lockedForUpdate } from "../../db/transactions.js";
 import { deleteDelta } from "../../quotas/by-verbs.js";
 import { type RecordKind, recordsChanged } from "../../records/effects.js";
+import { someInboxRows } from "../notifications/store.js";
 
 /**
  * What goes with a deleted organization or document (docs/contract.md "Organizations", "Documents"), as one list
@@ -128,15 +129,7 @@ const notifications: SweepStep = {
     // Locked: a fan-out slice writing their inbox rows (notifications/fan-out.ts) runs before or after this batch, not beside it.
     const ids = (await lockedForUpdate(trx, pick.limit(batch)).execute()).map((row) => row.id);
     if (ids.length === 0) return 0;
-    const inbox = await deleteSome(
-      trx,
-      t,
-      "notification_recipients",
-      ["notification_id", "user_id"],
-      sql`and notification_id in (${sql.join(ids)})`,
-      batch,
-    );
-    if (inbox.length === batch) return batch;
+    if ((await someInboxRows(trx, t, ids, { delete: true }, batch)) === batch) return batch;
     const picked = sql`and id in (${sql.join(ids)})`;
     const deleted = await deleteRecords(trx, t, "notifications", "id", "notification", picked, batch);
     // Fewer than `batch` only when the pick was the last of the target's notifications.

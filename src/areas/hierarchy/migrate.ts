@@ -6,6 +6,7 @@ import { createJob } from "../../jobs/store.js";
 import type { JobType } from "../../jobs/types.js";
 import { rewriteDelta } from "../../quotas/by-verbs.js";
 import { type RecordKind, recordsRewritten } from "../../records/effects.js";
+import { someInboxRows } from "../notifications/store.js";
 import { bury, MIGRATE, unbury } from "./tombstones.js";
 
 /** What a migration moves: stored as each task's subject. */
@@ -107,23 +108,22 @@ const notificationsMove: MoveStep = {
         .limit(batch),
     ).execute();
     if (rows.length === 0) return 0;
-    const ids = sql.join(rows.map((row) => row.id));
-    const inbox = await sql`
-      update notification_recipients set document_id = ${s.to}
-      where (workspace_id, organization_id, notification_id, user_id) in (
-        select workspace_id, organization_id, notification_id, user_id from notification_recipients
-        where workspace_id = ${s.workspaceId} and organization_id = ${s.organizationId}
-          and notification_id in (${ids}) and document_id = ${s.from}
-        limit ${sql.lit(batch)})
-      returning 1 as one`.execute(trx);
-    if (inbox.rows.length === batch) return batch;
+    const ids = rows.map((row) => row.id);
+    const inbox = await someInboxRows(
+      trx,
+      s,
+      ids,
+      { delete: false, column: "document_id", from: s.from, to: s.to },
+      batch,
+    );
+    if (inbox === batch) return batch;
     const moved = await moveRecords(
       trx,
       s,
       "notifications",
       "id",
       "notification",
-      sql`and id in (${ids})`,
+      sql`and id in (${sql.join(ids)})`,
       batch,
     );
     // Fewer than `batch` only when the pick was the last of the document's notifications.

@@ -5,6 +5,7 @@ import type { JobType, Position, StepResult } from "../../jobs/types.js";
 import { type Location, locationKey, locationMatches, locationNumber } from "../../lib/locations.js";
 import { deleteDelta, rewriteDelta } from "../../quotas/by-verbs.js";
 import { recordsChanged, recordsRewritten } from "../../records/effects.js";
+import { type InboxChange, someInboxRows } from "../notifications/store.js";
 import * as store from "./store.js";
 
 /** The durable-job type of location updates and data deletes of large documents (src/jobs). */
@@ -103,8 +104,11 @@ async function notifications(
   const next: Position = rows.length < batch ? null : [];
   const ids = rows.map((row) => row.id);
   // Their inbox rows first, at most a batch: the notifications follow once theirs are done.
-  const change = s.update ? { deleting: false as const, newKey } : { deleting: true as const };
-  const inbox = await store.someInboxRows(tx, where, ids, change, batch);
+  const at = { column: "location_id", value: where.locationKey } as const;
+  const change: InboxChange = s.update
+    ? { delete: false, column: at.column, from: at.value, to: newKey }
+    : { delete: true, where: at };
+  const inbox = await someInboxRows(tx, where, ids, change, batch);
   if (inbox === batch) return { done: batch, next: [] };
   if (!s.update) {
     const sizes = await store.deleteNotifications(tx, where, ids);

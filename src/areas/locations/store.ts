@@ -79,30 +79,6 @@ export function notificationsAt(
   ).execute();
 }
 
-/**
- * Moves (to `newKey`) or, with `deleting`, deletes up to `batch` inbox rows of the
- * notifications `ids` still under the location id; returns how many. A notification has up
- * to 2 000, so its rows go a batch at a time before the notification itself.
- */
-export async function someInboxRows(
-  tx: WriteTx,
-  w: Where,
-  ids: readonly string[],
-  change: { readonly deleting: true } | { readonly deleting: false; readonly newKey: string | null },
-  batch: number,
-): Promise<number> {
-  const key = sql`(workspace_id, organization_id, notification_id, user_id)`;
-  const some = sql`select workspace_id, organization_id, notification_id, user_id from notification_recipients
-    where workspace_id = ${w.workspaceId} and organization_id = ${w.organizationId}
-      and notification_id in (${sql.join([...ids])}) and location_id = ${w.locationKey}
-    limit ${sql.lit(batch)}`;
-  const { rows } = change.deleting
-    ? await sql`delete from notification_recipients where ${key} in (${some}) returning 1 as one`.execute(tx)
-    : await sql`update notification_recipients set location_id = ${change.newKey}
-        where ${key} in (${some}) returning 1 as one`.execute(tx);
-  return rows.length;
-}
-
 /** Sets the notifications' location id, on them and on their inbox rows, with their rewritten records. */
 export async function relocateNotifications(
   tx: WriteTx,

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
 import type { NotificationRecipientRow, NotificationRow } from "../../db/tables.js";
@@ -288,4 +289,40 @@ export async function findRecord(
     .where("id", "=", id)
     .executeTakeFirst();
   return row?.record;
+}
+
+/** What `someInboxRows` does to the rows it takes: deletes them, or moves them off a document or location id. */
+export type InboxChange =
+  | { readonly delete: true; readonly where?: { readonly column: "location_id"; readonly value: string } }
+  | {
+      readonly delete: false;
+      readonly column: "document_id" | "location_id";
+      readonly from: string;
+      readonly to: string | null;
+    };
+
+/**
+ * Deletes or moves up to `batch` inbox rows of the notifications `ids` (a delete sweep, a
+ * migration, a location rewrite); returns how many. A notification has up to 2 000, so those
+ * steps take its rows a batch at a time and the notification once they are done.
+ */
+export async function someInboxRows(
+  tx: WriteTx,
+  scope: { readonly workspaceId: string; readonly organizationId: string },
+  ids: readonly string[],
+  change: InboxChange,
+  batch: number,
+): Promise<number> {
+  const match = change.delete ? change.where : { column: change.column, value: change.from };
+  const some = sql`select workspace_id, organization_id, notification_id, user_id from notification_recipients
+    where workspace_id = ${scope.workspaceId} and organization_id = ${scope.organizationId}
+      and notification_id in (${sql.join([...ids])})
+      ${match ? sql`and ${sql.ref(match.column)} = ${match.value}` : sql``}
+    limit ${sql.lit(batch)}`;
+  const key = sql`(workspace_id, organization_id, notification_id, user_id) in (${some})`;
+  const { rows } = change.delete
+    ? await sql`delete from notification_recipients where ${key} returning 1 as one`.execute(tx)
+    : await sql`update notification_recipients set ${sql.ref(change.column)} = ${change.to}
+        where ${key} returning 1 as one`.execute(tx);
+  return rows.length;
 }
