@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { FEATURE_STEPS } from "../../src/areas/hierarchy/cascade.js";
 import { DELETE } from "../../src/areas/hierarchy/sweep.js";
 import { readJob } from "../../src/jobs/store.js";
-import { holdJobs } from "../support/jobs.js";
+import { holdJobs, removedPerBatch } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 const BATCH = 50;
@@ -327,13 +327,10 @@ forEachDialect(
         documentIds: null,
         now: s.clock.now(),
       };
-      const perBatch: number[] = [];
-      for (let left = 210, done = BATCH; done === BATCH; ) {
-        done = await database.write((trx) => step.run(trx, target, BATCH));
-        const now = await count("notification_recipients");
-        perBatch.push(left - now);
-        left = now;
-      }
+      const perBatch = await removedPerBatch(
+        () => count("notification_recipients"),
+        async () => (await database.write((trx) => step.run(trx, target, BATCH))) === BATCH,
+      );
       // 210 inbox rows in batches of at most 50, then the three notifications once theirs are gone.
       expect(perBatch).toEqual([50, 50, 50, 50, 10]);
       expect(await count("notifications")).toBe(0);

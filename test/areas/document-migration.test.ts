@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { expect, it } from "vitest";
 import { MOVE_STEPS } from "../../src/areas/hierarchy/migrate.js";
 import { usageRecount } from "../../src/quotas/registry.js";
-import { holdJobs } from "../support/jobs.js";
+import { holdJobs, removedPerBatch } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 const BATCH = 40;
@@ -206,13 +206,10 @@ forEachDialect(
       expect(await inboxAt("old")).toBe(150);
       const step = MOVE_STEPS.find((candidate) => candidate.name === "notifications")!;
       const scope = { workspaceId: s.creds.apiKey, organizationId: org, from: "old", to: "new" };
-      const perBatch: number[] = [];
-      for (let left = 150, done = BATCH; done === BATCH; ) {
-        done = await database.write((trx) => step.run(trx, scope, BATCH));
-        const now = await inboxAt("old");
-        perBatch.push(left - now);
-        left = now;
-      }
+      const perBatch = await removedPerBatch(
+        () => inboxAt("old"),
+        async () => (await database.write((trx) => step.run(trx, scope, BATCH))) === BATCH,
+      );
       // 150 inbox rows in batches of at most 40, then the three notifications once theirs have moved.
       expect(perBatch).toEqual([40, 40, 40, 30]);
       expect(await inboxAt("new")).toBe(150);

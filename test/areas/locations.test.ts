@@ -3,7 +3,7 @@ import { expect, it } from "vitest";
 import { STEPS } from "../../src/areas/locations/job.js";
 import { locationKey } from "../../src/lib/locations.js";
 import { usageRecount } from "../../src/quotas/registry.js";
-import { holdJobs } from "../support/jobs.js";
+import { holdJobs, removedPerBatch } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
 const BATCH = 30;
@@ -150,13 +150,12 @@ forEachDialect(
         update: { newLocation: { id: "p9" }, merge: false },
       };
       const scope = { workspaceId: s.creds.apiKey, now: s.clock.now() };
-      const perBatch: number[] = [];
-      for (let left = 120, next: unknown = []; next !== null; ) {
-        ({ next } = await database.write((trx) => STEPS.notifications!(trx, scope, subject, null, BATCH)));
-        const now = await inboxAt("p1");
-        perBatch.push(left - now);
-        left = now;
-      }
+      const perBatch = await removedPerBatch(
+        () => inboxAt("p1"),
+        async () =>
+          (await database.write((trx) => STEPS.notifications!(trx, scope, subject, null, BATCH))).next !==
+          null,
+      );
       // 120 inbox rows in batches of at most 30, then the three notifications once theirs have moved.
       expect(perBatch).toEqual([30, 30, 30, 30, 0]);
       expect(await inboxAt("p9")).toBe(120);

@@ -18,3 +18,23 @@ export function holdJobs(server: TestServer) {
     },
   };
 }
+
+/**
+ * Calls `batch` (one batch of a job step, answering whether another follows) until it says
+ * none does, and answers how many of the rows `count` counts each call removed: what a test
+ * of a step's bound per transaction asserts.
+ */
+export async function removedPerBatch(
+  count: () => Promise<number>,
+  batch: () => Promise<boolean>,
+): Promise<number[]> {
+  const removed: number[] = [];
+  let left = await count();
+  for (let more = true; more; ) {
+    more = await batch();
+    const now = await count();
+    removed.push(left - now);
+    left = now;
+  }
+  return removed;
+}
