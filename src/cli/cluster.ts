@@ -2,12 +2,12 @@ import cluster, { type Worker } from "node:cluster";
 import { once } from "node:events";
 import { createServer } from "node:net";
 import type { Logger } from "pino";
-import { bootstrap } from "../areas/workspaces/service.js";
 import type { Config } from "../config.js";
 import { aggregateMetrics } from "../http/cluster-metrics.js";
 import { LIMITS, type LimitRequest } from "../http/shared-limits.js";
-import { openServices } from "../services.js";
+import { systemClock } from "../lib/clock.js";
 import { LimitLedger } from "./limit-ledger.js";
+import { type Credentials, Preparation } from "./preparation.js";
 import {
   ROLE_VARIABLE,
   STANDBY_VARIABLE,
@@ -17,7 +17,7 @@ import {
   WRITER_STANDBY,
   WRITER_START_BACKGROUND,
   WRITER_STOPPING,
-} from "./writer.js";
+} from "./process-roles.js";
 import { writerSocketEnvironment } from "./writer-socket.js";
 
 /** Workers get this long after SIGTERM (their own drain is 10 s) before they are killed; so does the writer after them. */
@@ -38,12 +38,19 @@ const SETTLE_MS = 1_000;
  * writer's CPU per record unchanged (docs/decisions.md "Memory of the processes").
  */
 const SEMI_SPACE_MB = 8;
+/**
+ * At most two glibc malloc arenas in each child, not eight per core: memory freed by a thread
+ * (SQLite's, libuv's) is reused by the next instead of held in an arena of its own; 3–4 MB less
+ * per child at rest (docs/decisions.md "Memory of the processes"). An operator's own setting
+ * stays; other C libraries ignore the variable.
+ */
+const MALLOC_ARENAS: Record<string, string> = process.env.MALLOC_ARENA_MAX ? {} : { MALLOC_ARENA_MAX: "2" };
 
 /**
  * `collabd serve` with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"). This process
- * serves no HTTP and runs no request: it migrates and makes the configured credentials valid
- * before any child starts (so none races a migration), checks the port is free (a taken port
- * fails here, as one line), then manages processes. On a SQLite file it forks the writer
+ * serves no HTTP and runs no request: its preparation thread (src/cli/preparation.ts) migrates and
+ * makes the configured credentials valid before any child starts (so none races a migration), it
+ * checks the port is free (a taken port fails here, as one line), then manages processes. On a SQLite file it forks the writer
  * (src/cli/writer.ts), which the workers send their writes to on its socket
  * (src/cli/writer-socket.ts, in a directory of this process's own); beside it, it forks the
  * workers — each a whole `serve`, sharing the port through node:cluster — and once all listen
@@ -61,19 +68,14 @@ const SEMI_SPACE_MB = 8;
  * all exited 0. If this process dies (SIGKILL), node:cluster makes every child exit at once.
  */
 export async function superviseWorkers(config: Config, logger: Logger): Promise<void> {
-  const services = await openServices(config, { onRetry: (message) => logger.warn(message) });
-  const fixed =
-    config.bootstrapApiKey && config.bootstrapAuthToken
-      ? { apiKey: config.bootstrapApiKey, authToken: config.bootstrapAuthToken }
-      : null;
+  const preparation = await Preparation.start((message) => logger.warn(message));
   // SQLite: the children's environment naming the writer's socket.
   let writerSocket: Record<string, string> | null = null;
   try {
-    if (fixed) await bootstrap(services.database.db, services.clock, fixed);
     if (config.port !== 0) await probePort(config.port, config.host);
-    if (services.database.dialect === "sqlite") writerSocket = writerSocketEnvironment();
+    if (preparation.dialect === "sqlite") writerSocket = writerSocketEnvironment();
   } catch (error) {
-    await services.database.close().catch(() => {});
+    await preparation.close();
     throw error;
   }
   aggregateMetrics();
@@ -98,7 +100,7 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
       failuresPerMinute: config.transport.authFailuresPerMinute,
       connectionsPerAddress: config.transport.maxConnectionsPerAddress,
     },
-    services.clock,
+    systemClock,
     () => workers,
   );
   let serving = false;
@@ -112,17 +114,18 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
 
   // The IPC channel (limits, metrics, the writer's state) stays JSON, node's default, not
   // "advanced": its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
+  const children = { ...MALLOC_ARENAS, ...writerSocket };
   const forkWorker = () => {
-    const worker = cluster.fork(writerSocket ?? {});
+    const worker = cluster.fork(children);
     workers.add(worker);
     return worker;
   };
   const forkWriter = () => {
-    writer = cluster.fork({ ...writerSocket, [ROLE_VARIABLE]: WRITER_ROLE });
+    writer = cluster.fork({ ...children, [ROLE_VARIABLE]: WRITER_ROLE });
     return writer;
   };
   const forkSpare = () => {
-    spare = cluster.fork({ ...writerSocket, [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
+    spare = cluster.fork({ ...children, [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
     spareStandingBy = false;
   };
   // Called once the last writer has exited (node:cluster's "exit": the process is gone), so the
@@ -235,21 +238,21 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
     // A child failed to start and printed its one line; stop the rest and exit with its code.
     if (!stopping) stopAll();
     await gone;
-    await services.database.close().catch(() => {});
+    await preparation.close();
     process.exit(exitCode || 1);
   }
-  const outcome = fixed ? null : await bootstrap(services.database.db, services.clock, null);
-  // The children hold the connections; this process's are of no more use.
-  await services.database.close();
+  // The children hold the connections; the preparation's are of no more use.
+  const firstWorkspace = !(config.bootstrapApiKey && config.bootstrapAuthToken);
+  const created = await preparation.finish(firstWorkspace);
   serving = true;
   // `writer` is set by the fork above (and by restarts): TypeScript cannot see closures assign it.
   (writer as Worker | null)?.send({ type: WRITER_START_BACKGROUND }, undefined, undefined, () => {});
   if (writerSocket !== null) forkSpare();
-  if (outcome?.kind === "created") printFirstWorkspace(outcome.credentials);
+  if (created) printFirstWorkspace(created);
   logger.info(
     {
       address: `http://${address.address}:${address.port}`,
-      dialect: services.database.dialect,
+      dialect: preparation.dialect,
       workers: config.workers,
     },
     "listening",
@@ -296,7 +299,7 @@ async function probePort(port: number, host: string): Promise<void> {
 }
 
 /** The first workspace's credentials, printed once on stdout, outside the log stream: logs never carry secrets. */
-export function printFirstWorkspace({ apiKey, authToken }: { apiKey: string; authToken: string }): void {
+export function printFirstWorkspace({ apiKey, authToken }: Credentials): void {
   process.stdout.write(
     `\ncollabd created its first workspace. Keep these; the token is not shown again.\n` +
       `  x-svc-api-key:    ${apiKey}\n  x-svc-auth-token: ${authToken}\n\n`,

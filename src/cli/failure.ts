@@ -1,6 +1,7 @@
 import { ConfigError } from "../config.js";
 import { ApiError } from "../errors.js";
 import { DatabaseUnreachable } from "../services.js";
+import { PreparationFailed } from "./preparation.js";
 import { UsageError } from "./workspace-commands.js";
 
 /** The documented exit codes (README "The `collabd` command"). */
@@ -43,6 +44,8 @@ export function describeFailure(error: unknown): Failure {
     exitCode,
     usage,
   });
+  // Described in the supervisor's preparation thread, where the error was thrown.
+  if (error instanceof PreparationFailed) return error.failure;
   if (error instanceof UsageError) return fail(error.message, EXIT.usage, true);
   if (typeof e.code === "string" && e.code.startsWith("ERR_PARSE_ARGS")) {
     // Node's sentence goes on about '--' positionals; its first sentence names the problem.

@@ -192,19 +192,19 @@ function version(): string {
  * one line naming the cause and what to do; the stack only with COLLABD_LOG_LEVEL=debug.
  */
 export function runCli(argv: readonly string[]): void {
-  main(argv).then(
-    (code) => {
-      if (code >= 0) process.exitCode = code;
-    },
-    (error: unknown) => {
-      const failure = describeFailure(error);
-      const hint = failure.usage ? " Run collabd --help for usage." : "";
-      process.stderr.write(`collabd: ${failure.message}${hint}\n`);
-      if (process.env.COLLABD_LOG_LEVEL === "debug" && error instanceof Error && error.stack) {
-        process.stderr.write(`${error.stack}\n`);
-      }
-      // Exit now: a failed start may leave timers or sockets behind that would keep the process up.
-      process.exit(failure.exitCode);
-    },
-  );
+  main(argv).then((code) => {
+    if (code >= 0) process.exitCode = code;
+  }, exitOnFailure);
+}
+
+/** Prints what stopped the command or the server's start as one line (describeFailure) and exits with its code. */
+export function exitOnFailure(error: unknown): never {
+  const failure = describeFailure(error);
+  const hint = failure.usage ? " Run collabd --help for usage." : "";
+  process.stderr.write(`collabd: ${failure.message}${hint}\n`);
+  if (process.env.COLLABD_LOG_LEVEL === "debug" && error instanceof Error && error.stack) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+  // Exit now: a failed start may leave timers or sockets behind that would keep the process up.
+  process.exit(failure.exitCode);
 }

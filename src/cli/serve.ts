@@ -1,6 +1,4 @@
 import cluster from "node:cluster";
-import { setFlagsFromString } from "node:v8";
-import pino from "pino";
 import { bootstrap } from "../areas/workspaces/service.js";
 import { type BackgroundWork, startBackgroundWork } from "../background.js";
 import type { Config } from "../config.js";
@@ -9,27 +7,18 @@ import { forwardingDatabase, WriteForwarder } from "../http/forward.js";
 import { SharedLimits } from "../http/shared-limits.js";
 import { openServices } from "../services.js";
 import { printFirstWorkspace, superviseWorkers } from "./cluster.js";
-import { ROLE_VARIABLE, runWriter, WRITER_ROLE } from "./writer.js";
+import { ROLE_VARIABLE, WRITER_ROLE } from "./process-roles.js";
+import { startServiceProcess } from "./process-setup.js";
+import { runWriter } from "./writer.js";
 import { WriterLink } from "./writer-link.js";
 import { connectToWriter, maxForwardedLine, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
 
 /** Bounded wait for in-flight requests on shutdown. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/**
- * After a full garbage collection the old generation may grow to 1.5× what survived,
- * not V8's default of up to 4× when collections are cheap. Request data that outlives a
- * young collection (a write waiting for its group commit) is promoted and dies soon after;
- * by default it piled up to ~110 MB over a live heap of 36 MB before a collection, which
- * alone broke the RSS budget (docs/performance.md "Targets"). Measured: peak RSS 285 → 193 MB, throughput unchanged.
- * No hard cap (`--max-old-space-size`), which would turn a burst of large bodies into a crash.
- */
-const HEAP_GROWING_PERCENT = 50;
-
 /** Runs the service until SIGTERM/SIGINT, then drains and exits 0 (docs/contract.md "Running the service"). */
 export async function serve(config: Config): Promise<void> {
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  const logger = pino({ level: config.logLevel, base: { service: "collabd" } });
+  const logger = startServiceProcess(config);
   // COLLABD_WORKERS > 1: this process supervises, the workers (cluster.isWorker) serve.
   if (config.workers > 1 && cluster.isPrimary) return superviseWorkers(config, logger);
   // The SQLite writer process the supervisor forks (src/cli/writer.ts): no HTTP.

@@ -14,21 +14,15 @@ import { allOperations, allOperatorOperations } from "../http/operations.js";
 import { registerStorageMetrics } from "../http/storage-metrics.js";
 import { runClaimingKey } from "../idempotency/claim.js";
 import { openServices } from "../services.js";
+import {
+  STANDBY_VARIABLE,
+  WRITER_PROMOTE,
+  WRITER_READY,
+  WRITER_STANDBY,
+  WRITER_START_BACKGROUND,
+  WRITER_STOPPING,
+} from "./process-roles.js";
 import { listenForWorkers, maxForwardedLine, WRITER_SOCKET_VARIABLE } from "./writer-socket.js";
-
-/** The environment variable the supervisor sets on the process it forks as the SQLite writer. */
-export const ROLE_VARIABLE = "COLLABD_PROCESS_ROLE";
-export const WRITER_ROLE = "writer";
-/** Set ("1") beside ROLE_VARIABLE on the spare writer, which waits for WRITER_PROMOTE before it opens the database. */
-export const STANDBY_VARIABLE = "COLLABD_WRITER_STANDBY";
-
-/** Messages between the supervisor and the writer process (forwarded writes come by src/cli/writer-socket.ts). */
-export const WRITER_READY = "collabd:writer-ready";
-export const WRITER_START_BACKGROUND = "collabd:writer-start-background";
-export const WRITER_STOPPING = "collabd:writer-stopping";
-/** The spare writer has loaded what it needs and waits; the supervisor then may promote it. */
-export const WRITER_STANDBY = "collabd:writer-standby";
-export const WRITER_PROMOTE = "collabd:writer-promote";
 
 /**
  * The writer of a SQLite service with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"):
