@@ -62,7 +62,7 @@ export async function withSeedContext(
     const ctx = contextFor(services, workspaceOf(BENCH_CREDS.apiKey), "bench-seed");
     const seed = { dialect, services, ctx, clock, log };
     await work(seed);
-    await analyze(seed);
+    await settle(seed);
   } finally {
     await services.database.close();
   }
@@ -168,6 +168,36 @@ export function statisticsAsItGrows(seed: SeedContext): { wrote(rows: number): P
 }
 
 /**
+ * Leaves the seeded store as a running service's would be some time after a bulk load, so the
+ * first round measures the service with cold caches, not the seeder's leftovers. PostgreSQL:
+ * VACUUM (with ANALYZE), as autovacuum would (the test server runs without it): otherwise the
+ * first read of each new row sets its hint bits, dirtying every page a read touches, and the
+ * first rounds wrote back the seed (the peer, in its own process, fell as much: 132 req/s in the
+ * first round, 3,342 in the third); then a CHECKPOINT writes those pages once. SQLite: the
+ * seed's WAL checkpointed into the file and truncated, which the server's checkpointer would do
+ * during the first round, every read meanwhile searching a WAL of the whole seed.
+ */
+async function settle(seed: SeedContext): Promise<void> {
+  const { db } = seed.services.database;
+  if (seed.dialect === "sqlite") {
+    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    return;
+  }
+  const tables = await scratchTables(seed);
+  if (tables.length > 0) await sql.raw(`vacuum (analyze) ${tables.join(", ")}`).execute(db);
+  await sql`checkpoint`.execute(db);
+}
+
+/** This scratch schema's tables, quoted: a bare ANALYZE or VACUUM would walk every schema of the shared database. */
+async function scratchTables(seed: SeedContext): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    select quote_ident(tablename) as name from pg_tables where schemaname = current_schema()`.execute(
+    seed.services.database.db,
+  );
+  return rows.map((r) => r.name);
+}
+
+/**
  * Refreshes PostgreSQL's planner statistics, as autovacuum would after a bulk load. The
  * test server runs with autovacuum off, and without statistics the planner picks wrong
  * indexes (notifications get for one user scans the organization: ~50 ms instead of
@@ -175,9 +205,6 @@ export function statisticsAsItGrows(seed: SeedContext): { wrote(rows: number): P
  */
 export async function analyze(seed: SeedContext): Promise<void> {
   if (seed.dialect !== "postgres") return;
-  // Only this scratch schema's tables: a bare ANALYZE would walk every schema of the shared database.
-  const { db } = seed.services.database;
-  const { rows } = await sql<{ name: string }>`
-    select quote_ident(tablename) as name from pg_tables where schemaname = current_schema()`.execute(db);
-  if (rows.length > 0) await sql.raw(`analyze ${rows.map((r) => r.name).join(", ")}`).execute(db);
+  const tables = await scratchTables(seed);
+  if (tables.length > 0) await sql.raw(`analyze ${tables.join(", ")}`).execute(seed.services.database.db);
 }
