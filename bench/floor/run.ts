@@ -12,7 +12,9 @@ const run = promisify(execFile);
 /**
  * The physical floor as a round item: the dialect's loop (bench/floor/sqlite.ts, postgres.ts)
  * for a round's duration in a process of its own, as a LoadResult whose requests are batches
- * (so records/s is its rate × `batch`, like collabd's add row).
+ * (so records/s is its rate × `batch`, like collabd's add row). `ceiling` > 1 makes it the
+ * ceiling at that concurrency: on SQLite that many batches per transaction, on PostgreSQL that
+ * many connections.
  */
 export function floorItem(
   key: string,
@@ -20,6 +22,7 @@ export function floorItem(
   databaseUrl: string,
   template: { organizationId: string; documentId: string },
   batch: number,
+  ceiling = 1,
 ): RoundItem {
   const target = dialect === "sqlite" ? databaseUrl.replace(/^sqlite:/, "") : databaseUrl;
   return {
@@ -37,12 +40,14 @@ export function floorItem(
           template.organizationId,
           template.documentId,
           String(batch),
+          String(ceiling),
         ],
         { maxBuffer: 1024 * 1024 },
       );
       const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as FloorResult;
       const asLoad: LoadResult = {
-        rps: result.batches / result.seconds,
+        // SQLite's transactions of the ceiling hold `ceiling` batches each.
+        rps: (result.batches * (dialect === "sqlite" ? ceiling : 1)) / result.seconds,
         p50Ms: result.p50Ms,
         p99Ms: result.p99Ms,
         errors: 0,

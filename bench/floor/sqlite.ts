@@ -3,21 +3,24 @@ import { FLOOR_ORGANIZATION_DOCUMENT, floorLoop, rowsLike, type StoredActivity }
 
 /**
  * The physical floor of durable adds on SQLite (bench/README.md "The physical floor"):
- * `node --import tsx bench/floor/sqlite.ts <database file> <seconds> <workspace> <organization> <document> <batch>`.
+ * `node --import tsx bench/floor/sqlite.ts <database file> <seconds> <workspace> <organization> <document> <batch> [group]`.
  * A plain better-sqlite3 loop in its own process, inserting into collabd's own `activities` table
  * of the scratch database (same table, primary key and every index, while the server idles
  * between runs) rows like the ones collabd stored in `<organization>/<document>`: one prepared
  * INSERT per row, one transaction per batch, WAL with `synchronous = FULL` (each commit is on
  * disk before the next batch, as collabd answers after its group commit's fdatasync), collabd's
- * cache size and autocheckpoint. Prints a FloorResult line.
+ * cache size and autocheckpoint. With `group` > 1 (the ceiling), each transaction holds that many
+ * batches, as collabd's group commit may when as many requests wait. Prints a FloorResult line
+ * whose `batches` are transactions.
  */
-const [path, seconds, workspace, organization, document, batch] = process.argv.slice(2) as [
+const [path, seconds, workspace, organization, document, batch, group = "1"] = process.argv.slice(2) as [
   string,
   string,
   string,
   string,
   string,
   string,
+  string?,
 ];
 const Database = await loadSqlite();
 const db = new Database(path, { fileMustExist: true });
@@ -41,5 +44,12 @@ const next = rowsLike(template);
 const insertAll = db.transaction((rows: readonly StoredActivity[]) => {
   for (const row of rows) insert.run(...columns.map((c) => row[c]));
 });
-await floorLoop(Number(seconds), (b) => insertAll(next(b, FLOOR_ORGANIZATION_DOCUMENT)));
+const perTransaction = Number(group);
+await floorLoop(Number(seconds), (t) =>
+  insertAll(
+    Array.from({ length: perTransaction }, (_, b) =>
+      next(t * perTransaction + b, FLOOR_ORGANIZATION_DOCUMENT),
+    ).flat(),
+  ),
+);
 db.close();

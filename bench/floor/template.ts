@@ -5,10 +5,10 @@ export type StoredActivity = Record<string, unknown> & { id: string; timestamp: 
 
 /** What the floor processes print on their one stdout line when done. */
 export interface FloorResult {
-  /** Batches committed, and how long the loop ran. */
+  /** Transactions committed (SQLite: each of `group` batches; PostgreSQL: one), and how long the loop ran. */
   readonly batches: number;
   readonly seconds: number;
-  /** Commit latency of a batch (begin to durable commit), in ms. */
+  /** Commit latency of a transaction (begin to durable commit), in ms. */
   readonly p50Ms: number;
   readonly p99Ms: number;
 }
@@ -36,20 +36,27 @@ export function rowsLike(
   };
 }
 
-/** Runs `commit` for `seconds` and prints the FloorResult line. */
+/**
+ * Runs `commit` for `seconds` in `lanes` loops at once (each waits for its own commit before the
+ * next) and prints the FloorResult line; `commit` gets the batch's number and its lane's.
+ */
 export async function floorLoop(
   seconds: number,
-  commit: (batch: number) => Promise<void> | void,
+  commit: (batch: number, lane: number) => Promise<void> | void,
+  lanes = 1,
 ): Promise<void> {
   const latencies: number[] = [];
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let batches = 0;
-  while (performance.now() < deadline) {
-    const t0 = performance.now();
-    await commit(batches++);
-    latencies.push(performance.now() - t0);
-  }
+  const loop = async (lane: number) => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now();
+      await commit(batches++, lane);
+      latencies.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, lane) => loop(lane)));
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>

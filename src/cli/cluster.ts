@@ -38,25 +38,19 @@ const SETTLE_MS = 1_000;
  * writer's CPU per record unchanged (docs/decisions.md "Memory of the processes").
  */
 const SEMI_SPACE_MB = 8;
-/**
- * At most two glibc malloc arenas in each child, not eight per core: memory freed by a thread
- * (SQLite's, libuv's) is reused by the next instead of held in an arena of its own; 3–4 MB less
- * per child at rest (docs/decisions.md "Memory of the processes"). An operator's own setting
- * stays; other C libraries ignore the variable.
- */
-const MALLOC_ARENAS: Record<string, string> = process.env.MALLOC_ARENA_MAX ? {} : { MALLOC_ARENA_MAX: "2" };
 
 /**
  * `collabd serve` with COLLABD_WORKERS > 1 (docs/architecture.md "Processes"). This process
- * serves no HTTP and runs no request: its preparation thread (src/cli/preparation.ts) migrates and
- * makes the configured credentials valid before any child starts (so none races a migration), it
- * checks the port is free (a taken port fails here, as one line), then manages processes. On a SQLite file it forks the writer
- * (src/cli/writer.ts), which the workers send their writes to on its socket
- * (src/cli/writer-socket.ts, in a directory of this process's own); beside it, it forks the
- * workers — each a whole `serve`, sharing the port through node:cluster — and once all listen
- * and the writer is ready creates the first workspace if there is none, prints its credentials and logs
- * `listening`. It answers the workers' `/metrics` with the aggregate over every process, and
- * holds the request limits they all spend from (src/cli/limit-ledger.ts).
+ * serves no HTTP and runs no request: its preparation thread (src/cli/preparation.ts) migrates
+ * and makes the configured credentials valid before any child starts (so none races a
+ * migration), it checks the port is free (a taken port fails here, as one line), then manages
+ * processes. On a SQLite file it forks the writer (src/cli/writer.ts), which the workers send
+ * their writes to on its socket (src/cli/writer-socket.ts, in a directory of this process's
+ * own); beside it, it forks the workers — each a whole `serve`, sharing the port through
+ * node:cluster — and once all listen and the writer is ready has the thread create the first
+ * workspace if there is none, prints its credentials and logs `listening`. It answers the
+ * workers' `/metrics` with the aggregate over every process, and holds the request limits they
+ * all spend from (src/cli/limit-ledger.ts).
  *
  * The loss of one child is not an outage: a worker that dies is forked again while the others
  * serve. On SQLite a spare writer waits beside the writer (src/cli/writer.ts): when the writer
@@ -114,18 +108,17 @@ export async function superviseWorkers(config: Config, logger: Logger): Promise<
 
   // The IPC channel (limits, metrics, the writer's state) stays JSON, node's default, not
   // "advanced": its framing broke under large messages (nodejs/node#34797; docs/decisions.md).
-  const children = { ...MALLOC_ARENAS, ...writerSocket };
   const forkWorker = () => {
-    const worker = cluster.fork(children);
+    const worker = cluster.fork(writerSocket ?? {});
     workers.add(worker);
     return worker;
   };
   const forkWriter = () => {
-    writer = cluster.fork({ ...children, [ROLE_VARIABLE]: WRITER_ROLE });
+    writer = cluster.fork({ ...writerSocket, [ROLE_VARIABLE]: WRITER_ROLE });
     return writer;
   };
   const forkSpare = () => {
-    spare = cluster.fork({ ...children, [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
+    spare = cluster.fork({ ...writerSocket, [ROLE_VARIABLE]: WRITER_ROLE, [STANDBY_VARIABLE]: "1" });
     spareStandingBy = false;
   };
   // Called once the last writer has exited (node:cluster's "exit": the process is gone), so the
