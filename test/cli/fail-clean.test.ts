@@ -117,6 +117,66 @@ describe("command line failures", () => {
   });
 });
 
+/**
+ * With several processes the supervisor's database work runs in its preparation thread
+ * (src/cli/preparation.ts): a failure there is described in the thread and reported by the
+ * supervisor exactly as one process reports it, before any child starts.
+ */
+describe("start-up failures of a supervised service (COLLABD_WORKERS=2)", () => {
+  const SUPERVISED = { COLLABD_WORKERS: "2" };
+
+  it("names an unusable data directory in one line, exit 2, and the thread's stack with COLLABD_LOG_LEVEL=debug", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "collabd-datadir-"));
+    try {
+      const file = join(dir, "not-a-directory");
+      writeFileSync(file, "");
+      const env = { ...SUPERVISED, COLLABD_DATABASE_URL: `sqlite:${join(file, "collabd.db")}` };
+      const [plain, debug] = await Promise.all([
+        runCli(["serve"], env),
+        runCli(["serve"], { ...env, COLLABD_LOG_LEVEL: "debug" }),
+      ]);
+      expectOneLine(
+        plain,
+        2,
+        /Cannot mkdir .*not-a-directory \(EEXIST|ENOTDIR\): make the data directory writable/,
+      );
+      expect(plain.stdout).not.toContain("listening");
+      expect(debug.code).toBe(2);
+      expect(debug.stderr).toMatch(/^collabd: Cannot mkdir .*\n/);
+      expect(debug.stderr).toContain("    at ");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(DIALECTS.includes("postgres"))(
+    "logs each retry of an unreachable PostgreSQL, then fails with one line, exit 1 [postgres]",
+    async () => {
+      const port = await freePort();
+      const result = await runCli(["serve"], {
+        ...SUPERVISED,
+        COLLABD_DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/test`,
+        COLLABD_SECRET: TEST_SECRET,
+        COLLABD_DATABASE_CONNECT_TIMEOUT_MS: "400",
+      });
+      expectOneLine(
+        result,
+        1,
+        /PostgreSQL at .* is unreachable \(ECONNREFUSED.*\) after \d+ attempts in 400 ms/,
+      );
+      const warnings = result.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(warnings.length).toBeGreaterThanOrEqual(2);
+      for (const warning of warnings) {
+        expect(warning.level).toBe(40);
+        expect(warning.msg).toMatch(/is unreachable \(ECONNREFUSED.*; retry \d+ in \d+ ms\.$/);
+      }
+    },
+  );
+});
+
 describe.runIf(DIALECTS.includes("postgres"))("PostgreSQL at start [postgres]", () => {
   it("names a search_path schema that does not exist, exit 2", async () => {
     const url = `${POSTGRES_URL}?options=${encodeURIComponent("-c search_path=no_such_schema_here")}`;
