@@ -1,3 +1,4 @@
+import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Dialect } from "../db/database.js";
 import type { Failure } from "./failure.js";
@@ -54,7 +55,14 @@ export class Preparation {
   static async start(onRetry: (message: string) => void): Promise<Preparation> {
     const entry = process.argv[1];
     if (!entry) throw new Error("no process entry to run the preparation thread from");
-    const thread = new Worker(entry, { workerData: PREPARATION });
+    const thread = entry.endsWith(".ts")
+      ? // From the sources (`npm run dev`): Node.js 20 does not carry tsx's module hooks into a thread.
+        new Worker(
+          `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})` +
+            `.then((tsx) => tsx.register()).then(() => import(${JSON.stringify(pathToFileURL(entry).href)}))`,
+          { eval: true, workerData: PREPARATION },
+        )
+      : new Worker(entry, { workerData: PREPARATION });
     const reports = new Reports(thread, onRetry);
     const prepared = await reports.next("prepared").catch(async (error: unknown) => {
       await thread.terminate();

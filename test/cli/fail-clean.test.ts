@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.js";
 import { DIALECTS, POSTGRES_URL, scratchDatabase } from "../support/databases.js";
-import { type CliResult, runCli, spawnServe, startServe } from "../support/process.js";
+import { type CliResult, FROM_SOURCES, runCli, spawnServe, startServe } from "../support/process.js";
 import { TcpProxy, throughProxy } from "../support/proxy.js";
 import { TEST_SECRET } from "../support/server.js";
 
@@ -125,21 +125,21 @@ describe("command line failures", () => {
 describe("start-up failures of a supervised service (COLLABD_WORKERS=2)", () => {
   const SUPERVISED = { COLLABD_WORKERS: "2" };
 
-  it("names an unusable data directory in one line, exit 2, and the thread's stack with COLLABD_LOG_LEVEL=debug", async () => {
+  it("names an unusable data directory in one line, exit 2, from the bundle and from the sources, and the thread's stack with COLLABD_LOG_LEVEL=debug", async () => {
     const dir = mkdtempSync(join(tmpdir(), "collabd-datadir-"));
     try {
       const file = join(dir, "not-a-directory");
       writeFileSync(file, "");
       const env = { ...SUPERVISED, COLLABD_DATABASE_URL: `sqlite:${join(file, "collabd.db")}` };
-      const [plain, debug] = await Promise.all([
+      const [plain, debug, sources] = await Promise.all([
         runCli(["serve"], env),
         runCli(["serve"], { ...env, COLLABD_LOG_LEVEL: "debug" }),
+        // From the sources the thread loads TypeScript too (src/cli/preparation.ts).
+        runCli(["serve"], env, FROM_SOURCES),
       ]);
-      expectOneLine(
-        plain,
-        2,
-        /Cannot mkdir .*not-a-directory \(EEXIST|ENOTDIR\): make the data directory writable/,
-      );
+      const unusable = /Cannot mkdir .*not-a-directory \(EEXIST|ENOTDIR\): make the data directory writable/;
+      expectOneLine(plain, 2, unusable);
+      expectOneLine(sources, 2, unusable);
       expect(plain.stdout).not.toContain("listening");
       expect(debug.code).toBe(2);
       expect(debug.stderr).toMatch(/^collabd: Cannot mkdir .*\n/);

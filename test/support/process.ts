@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import { SERVER_BUNDLE } from "../../scripts/bundle.js";
 
 /**
@@ -7,6 +8,8 @@ import { SERVER_BUNDLE } from "../../scripts/bundle.js";
  * setup); stack traces point into the sources through its source map.
  */
 const COMMAND = ["--enable-source-maps", SERVER_BUNDLE];
+/** The server from its sources, as `npm run dev` runs it. */
+export const FROM_SOURCES = ["--import", "tsx", fileURLToPath(new URL("../../src/main.ts", import.meta.url))];
 
 /**
  * Spawned servers are one process unless a test asks for more (COLLABD_WORKERS in its env):
@@ -22,9 +25,13 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `collabd <args>` in a child process with the given environment. */
-export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [...COMMAND, ...args], {
+/** Runs `collabd <args>` in a child process with the given environment (the bundle, or `command`). */
+export async function runCli(
+  args: readonly string[],
+  env: Record<string, string>,
+  command: readonly string[] = COMMAND,
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [...command, ...args], {
     env: { ...process.env, ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
