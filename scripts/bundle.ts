@@ -16,8 +16,8 @@ export const SERVER_BUNDLE = join(ROOT, "dist", "bundle", "collabd.js");
  * whole server, which it never runs (docs/decisions.md "The supervisor loads only what
  * supervising needs"). The bundle sits two levels under the package root like
  * `dist/<area>/*.js`, so paths it resolves from `import.meta.url` (package.json, dist/console)
- * are the same. Source maps are linked, not inline:
- * production start-up does not parse them; tests run with `--enable-source-maps`.
+ * are the same. Source maps are linked, not inline: production start-up does not parse them;
+ * tests run with `--enable-source-maps`.
  * Whitespace and syntax are minified, names kept (stack traces name functions as written; run
  * with `--enable-source-maps` to see source lines): 2.4 MB of ASCII, which V8 holds at one byte a
  * character in every process, where the 3.7 MB unminified kept a few non-ASCII characters of
