@@ -48,6 +48,17 @@ export async function rawRows<R>(db: Kysely<Tables>, text: string, params: reado
   return (await execute<R>(db, text, params)).rows;
 }
 
+/** A boolean SQL condition with `?` placeholders and their values, for a hand-written statement to combine. */
+export interface RawCondition {
+  readonly text: string;
+  readonly params: readonly unknown[];
+}
+
+/** `?, ?, …`: the placeholders of an `in (…)` list of `count` values. */
+export function placeholders(count: number): string {
+  return Array.from({ length: count }, () => "?").join(", ");
+}
+
 /** As `rawRows` for a query selecting one column: that column's values, in order. */
 export async function rawColumn<T>(
   db: Kysely<Tables>,

@@ -21,6 +21,7 @@ import { webhookOperations } from "../areas/webhooks/routes.js";
 import { workspaceConfigOperations } from "../areas/workspace-config/routes.js";
 import { derivedCtx } from "../context.js";
 import type { Readable } from "../db/handles.js";
+import { rawColumn } from "../db/raw.js";
 import { lockKeySets } from "../db/transactions.js";
 import { erasingLocks, mightNameErased, refuseNamingErased } from "../privacy/erasing.js";
 import { userDataOperations } from "../privacy/routes.js";
@@ -99,11 +100,17 @@ async function refuseNamed(
   data: unknown,
   checks: { readonly sweeps: boolean; readonly erasing: boolean },
 ): Promise<void> {
-  const swept = checks.sweeps ? mightBeSwept(db, workspaceId, data) : null;
-  const probes = [...(swept ? [swept] : []), ...(checks.erasing ? [mightNameErased(db, workspaceId)] : [])];
+  const swept = checks.sweeps ? mightBeSwept(workspaceId, data) : null;
+  const probes = [...(swept ? [swept] : []), ...(checks.erasing ? [mightNameErased(workspaceId)] : [])];
   if (probes.length === 0) return;
-  const probe = await db.selectNoFrom((eb) => eb.or(probes).as("refusable")).executeTakeFirstOrThrow();
-  if (!probe.refusable) return;
+  const text = `select ${probes.map((probe) => probe.text).join(" or ")} as refusable`;
+  const [refusable] = await rawColumn<unknown>(
+    db,
+    text,
+    probes.flatMap((probe) => probe.params),
+  );
+  // 0 or 1 on SQLite, false or true on PostgreSQL.
+  if (!refusable) return;
   if (swept) await refuseWhileSwept(db, workspaceId, data);
   if (checks.erasing) await refuseNamingErased(db, workspaceId, data);
 }

@@ -1,6 +1,5 @@
-import { type Expression, expressionBuilder, type SqlBool } from "kysely";
 import type { Readable, WriteTx } from "../db/handles.js";
-import type { Tables } from "../db/tables.js";
+import type { RawCondition } from "../db/raw.js";
 import { type KeyLocks, lockKeys } from "../db/transactions.js";
 import { failedPrecondition } from "../errors.js";
 import { mentions } from "./scrub.js";
@@ -59,13 +58,11 @@ export function erasingLocks(workspaceId: string): KeyLocks {
 
 /**
  * Whether `refuseNamingErased` could refuse anything in the workspace, as one boolean
- * expression for the caller's single probe (src/http/operations.ts): an indexed read of a
+ * condition for the caller's single probe (src/http/operations.ts): an indexed read of a
  * table that is empty but while an erasure runs.
  */
-export function mightNameErased(db: Readable, workspaceId: string): Expression<SqlBool> {
-  return expressionBuilder<Tables, never>().exists(
-    db.selectFrom("erasing_users").select("user_id").where("workspace_id", "=", workspaceId),
-  );
+export function mightNameErased(workspaceId: string): RawCondition {
+  return { text: "exists (select 1 from erasing_users where workspace_id = ?)", params: [workspaceId] };
 }
 
 /**

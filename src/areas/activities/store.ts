@@ -2,7 +2,7 @@ import type { ExpressionBuilder } from "kysely";
 import { fixedBatches } from "../../db/batches.js";
 import { expectWork } from "../../db/budget.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
-import { rawColumn, rawRows, rowLimit } from "../../db/raw.js";
+import { placeholders, rawColumn, rawRows, rowLimit } from "../../db/raw.js";
 import type { ActivityRow, Tables } from "../../db/tables.js";
 import { lockedForUpdate } from "../../db/transactions.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
@@ -48,7 +48,7 @@ const upsertTexts = new Map<number, string>();
 function upsertText(count: number): string {
   let text = upsertTexts.get(count);
   if (text === undefined) {
-    const row = `(${COLUMNS.map(() => "?").join(", ")})`;
+    const row = `(${placeholders(COLUMNS.length)})`;
     const replaced = COLUMNS.slice(3).map((c) => `${c} = excluded.${c}`);
     text =
       `insert into activities (${COLUMNS.join(", ")}) values ${Array(count).fill(row).join(", ")} ` +
@@ -95,7 +95,7 @@ export async function listActivities(
   };
   const anyOf = (column: string, values: readonly string[] | undefined) => {
     if (!values) return;
-    text += ` and ${column} in (${values.map(() => "?").join(", ")})`;
+    text += ` and ${column} in (${placeholders(values.length)})`;
     params.push(...values);
   };
   equal("document_id", filter.documentId);

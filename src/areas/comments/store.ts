@@ -1,7 +1,7 @@
 import { fixedBatches } from "../../db/batches.js";
 import { expectWork } from "../../db/budget.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
-import { rawRows, rowLimit } from "../../db/raw.js";
+import { placeholders, rawRows, rowLimit } from "../../db/raw.js";
 import type { CommentAnnotationRow, CommentAnnotationUserRow } from "../../db/tables.js";
 import { lockedForUpdate } from "../../db/transactions.js";
 import { type FilledPage, fillPage, type TimeSortKey } from "../../lib/paging.js";
@@ -297,7 +297,7 @@ export async function listAnnotations(
   if (filter.mentionedUserIds) {
     residual.raw(
       "annotation_id in (select annotation_id from comment_annotation_users where workspace_id = ? " +
-        `and organization_id = ? and role = 'tagged' and user_id in (${filter.mentionedUserIds.map(() => "?").join(", ")}))`,
+        `and organization_id = ? and role = 'tagged' and user_id in (${placeholders(filter.mentionedUserIds.length)}))`,
       [filter.workspaceId, filter.organizationId, ...filter.mentionedUserIds],
     );
   }
@@ -371,7 +371,7 @@ class Conditions {
   }
 
   anyOf(column: string, values: readonly unknown[] | undefined): void {
-    if (values) this.raw(`${column} in (${values.map(() => "?").join(", ")})`, values);
+    if (values) this.raw(`${column} in (${placeholders(values.length)})`, values);
   }
 
   compare(column: string, op: string, value: unknown): void {

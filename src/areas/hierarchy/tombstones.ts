@@ -1,7 +1,6 @@
-import { type Expression, expressionBuilder, type SqlBool } from "kysely";
 import { inListChunks } from "../../db/batches.js";
 import type { Readable, WriteTx } from "../../db/handles.js";
-import type { Tables } from "../../db/tables.js";
+import { placeholders, type RawCondition } from "../../db/raw.js";
 import type { KeyLocks } from "../../db/transactions.js";
 import { failedPrecondition } from "../../errors.js";
 
@@ -268,34 +267,24 @@ export function sweepLocks(workspaceId: string, data: unknown, mode: "shared" | 
 }
 
 /**
- * Whether `refuseWhileSwept` could refuse `data`, as one boolean expression for the caller's
- * single probe (src/http/operations.ts): true when a tombstone of a named organization or
+ * Whether `refuseWhileSwept` could refuse `data`, as one hand-written condition for the caller's
+ * single probe (src/http/operations.ts; built with Kysely it cost as much as a page's read): true when a tombstone of a named organization or
  * document exists, or a folder sweep runs in a named organization while the data names
  * documents or folders. False (the common case) means there is nothing to refuse; true, that
  * refuseWhileSwept must look closely. Null when the data names no organization.
  */
-export function mightBeSwept(db: Readable, workspaceId: string, data: unknown): Expression<SqlBool> | null {
+export function mightBeSwept(workspaceId: string, data: unknown): RawCondition | null {
   const { organizations, documents, folders } = namedIds(data);
   if (organizations.length === 0) return null;
-  const eb = expressionBuilder<Tables, never>();
   const named = [...new Set(organizations)];
-  const tombstone = eb.exists(
-    db
-      .selectFrom("tombstones")
-      .select("job_id")
-      .where("workspace_id", "=", workspaceId)
-      .where("organization_id", "in", named)
-      .where("document_id", "in", [WHOLE, ...documents]),
-  );
-  if (documents.length === 0 && folders.length === 0) return tombstone;
-  return eb.or([
-    tombstone,
-    eb.exists(
-      db
-        .selectFrom("folder_tombstones")
-        .select("job_id")
-        .where("workspace_id", "=", workspaceId)
-        .where("organization_id", "in", named),
-    ),
-  ]);
+  const inNamed = `organization_id in (${placeholders(named.length)})`;
+  const tombstone =
+    `exists (select 1 from tombstones where workspace_id = ? and ${inNamed} ` +
+    `and document_id in (${placeholders(documents.length + 1)}))`;
+  const params = [workspaceId, ...named, WHOLE, ...documents];
+  if (documents.length === 0 && folders.length === 0) return { text: tombstone, params };
+  return {
+    text: `(${tombstone} or exists (select 1 from folder_tombstones where workspace_id = ? and ${inNamed}))`,
+    params: [...params, workspaceId, ...named],
+  };
 }
