@@ -49,6 +49,6 @@ await floorLoop(
     );
     await on.query("commit");
   },
-  clients.length,
+  { lanes: clients.length },
 );
 await Promise.all(clients.map((c) => c.end()));

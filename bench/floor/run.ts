@@ -46,8 +46,7 @@ export function floorItem(
       );
       const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as FloorResult;
       const asLoad: LoadResult = {
-        // SQLite's transactions of the ceiling hold `ceiling` batches each.
-        rps: (result.batches * (dialect === "sqlite" ? ceiling : 1)) / result.seconds,
+        rps: result.batches / result.seconds,
         p50Ms: result.p50Ms,
         p99Ms: result.p99Ms,
         errors: 0,

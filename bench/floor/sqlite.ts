@@ -10,8 +10,7 @@ import { FLOOR_ORGANIZATION_DOCUMENT, floorLoop, rowsLike, type StoredActivity }
  * INSERT per row, one transaction per batch, WAL with `synchronous = FULL` (each commit is on
  * disk before the next batch, as collabd answers after its group commit's fdatasync), collabd's
  * cache size and autocheckpoint. With `group` > 1 (the ceiling), each transaction holds that many
- * batches, as collabd's group commit may when as many requests wait. Prints a FloorResult line
- * whose `batches` are transactions.
+ * batches, as collabd's group commit may when as many requests wait. Prints a FloorResult line.
  */
 const [path, seconds, workspace, organization, document, batch, group = "1"] = process.argv.slice(2) as [
   string,
@@ -45,11 +44,14 @@ const insertAll = db.transaction((rows: readonly StoredActivity[]) => {
   for (const row of rows) insert.run(...columns.map((c) => row[c]));
 });
 const perTransaction = Number(group);
-await floorLoop(Number(seconds), (t) =>
-  insertAll(
-    Array.from({ length: perTransaction }, (_, b) =>
-      next(t * perTransaction + b, FLOOR_ORGANIZATION_DOCUMENT),
-    ).flat(),
-  ),
+await floorLoop(
+  Number(seconds),
+  (t) =>
+    insertAll(
+      Array.from({ length: perTransaction }, (_, b) =>
+        next(t * perTransaction + b, FLOOR_ORGANIZATION_DOCUMENT),
+      ).flat(),
+    ),
+  { batchesPerCommit: perTransaction },
 );
 db.close();

@@ -5,7 +5,7 @@ export type StoredActivity = Record<string, unknown> & { id: string; timestamp: 
 
 /** What the floor processes print on their one stdout line when done. */
 export interface FloorResult {
-  /** Transactions committed (SQLite: each of `group` batches; PostgreSQL: one), and how long the loop ran. */
+  /** Batches committed, and how long the loop ran. */
   readonly batches: number;
   readonly seconds: number;
   /** Commit latency of a transaction (begin to durable commit), in ms. */
@@ -38,21 +38,22 @@ export function rowsLike(
 
 /**
  * Runs `commit` for `seconds` in `lanes` loops at once (each waits for its own commit before the
- * next) and prints the FloorResult line; `commit` gets the batch's number and its lane's.
+ * next) and prints the FloorResult line; `commit` gets the commit's number and its lane's, and
+ * writes `batchesPerCommit` batches in its one transaction (the latencies are the commits').
  */
 export async function floorLoop(
   seconds: number,
-  commit: (batch: number, lane: number) => Promise<void> | void,
-  lanes = 1,
+  commit: (commit: number, lane: number) => Promise<void> | void,
+  { lanes = 1, batchesPerCommit = 1 } = {},
 ): Promise<void> {
   const latencies: number[] = [];
   const started = performance.now();
   const deadline = started + seconds * 1000;
-  let batches = 0;
+  let commits = 0;
   const loop = async (lane: number) => {
     while (performance.now() < deadline) {
       const t0 = performance.now();
-      await commit(batches++, lane);
+      await commit(commits++, lane);
       latencies.push(performance.now() - t0);
     }
   };
@@ -61,6 +62,7 @@ export async function floorLoop(
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.ceil(q * latencies.length) - 1)] ?? 0;
+  const batches = commits * batchesPerCommit;
   const result: FloorResult = { batches, seconds: elapsed, p50Ms: at(0.5), p99Ms: at(0.99) };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

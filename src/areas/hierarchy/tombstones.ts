@@ -268,20 +268,21 @@ export function sweepLocks(workspaceId: string, data: unknown, mode: "shared" | 
 
 /**
  * Whether `refuseWhileSwept` could refuse `data`, as one hand-written condition for the caller's
- * single probe (src/http/operations.ts; built with Kysely it cost as much as a page's read): true when a tombstone of a named organization or
- * document exists, or a folder sweep runs in a named organization while the data names
- * documents or folders. False (the common case) means there is nothing to refuse; true, that
+ * single probe (src/http/operations.ts; built with Kysely it cost as much as a page's read):
+ * true when a tombstone of a named organization or document exists, or a folder sweep runs in a
+ * named organization while the data names documents or folders. False (the common case) means there is nothing to refuse; true, that
  * refuseWhileSwept must look closely. Null when the data names no organization.
  */
 export function mightBeSwept(workspaceId: string, data: unknown): RawCondition | null {
   const { organizations, documents, folders } = namedIds(data);
   if (organizations.length === 0) return null;
   const named = [...new Set(organizations)];
+  const inDocuments = [...new Set([WHOLE, ...documents])];
   const inNamed = `organization_id in (${placeholders(named.length)})`;
   const tombstone =
     `exists (select 1 from tombstones where workspace_id = ? and ${inNamed} ` +
-    `and document_id in (${placeholders(documents.length + 1)}))`;
-  const params = [workspaceId, ...named, WHOLE, ...documents];
+    `and document_id in (${placeholders(inDocuments.length)}))`;
+  const params = [workspaceId, ...named, ...inDocuments];
   if (documents.length === 0 && folders.length === 0) return { text: tombstone, params };
   return {
     text: `(${tombstone} or exists (select 1 from folder_tombstones where workspace_id = ? and ${inNamed}))`,
