@@ -163,12 +163,15 @@ export class DeliveryWorker {
   async runOnce(): Promise<number> {
     let total = 0;
     for (;;) {
+      // A result written while the claim ran may have made a delivery due (a notice of
+      // exhaustion) that the claim's snapshot did not see: then claim once more.
+      const unsettled = this.inFlight.size > 0 || this.results.pending;
       const started = await this.tick();
       total += started;
       if (started > 0) continue;
       if (this.inFlight.size > 0) await Promise.race([...this.inFlight.values()].map((f) => f.done));
       else if (this.results.pending) await this.results.flush();
-      else return total;
+      else if (!unsettled) return total;
     }
   }
 
