@@ -146,6 +146,14 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
   return withReplicas(primary, replicas);
 }
 
+/**
+ * Each SQLite connection's page cache, in KiB: 4 MiB, not 16. A page it does not hold is read
+ * from the kernel's page cache, which holds the file for every process at once. At 16 MiB the
+ * caches of the writer and of both workers' readers filled under 1 M records and were 44 MB of
+ * the service's peak, with no gain in gets or adds (docs/decisions.md "SQLite page caches").
+ */
+const PAGE_CACHE_KIB = 4096;
+
 function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOptions): Database {
   const inMemory = path === ":memory:" || path === "";
   const file = inMemory ? ":memory:" : resolve(path);
@@ -157,8 +165,7 @@ function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOpt
   handle.pragma("busy_timeout = 5000");
   // Checkpoints run on a thread of their own (checkpointer.ts); this is only the backstop, at ~40 MB of WAL.
   handle.pragma("wal_autocheckpoint = 10000");
-  // A 16 MiB page cache for the writer; reads go through the reader's memory map.
-  handle.pragma("cache_size = -16384");
+  handle.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   const writer = withStatementCache("sqlite_writer_statements", handle, options.statementCacheBytes);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: writer.database }),
@@ -236,8 +243,8 @@ function sqliteReader(
   // A write here would wait on the writer's lock while blocking the event loop: refuse it instead.
   handle.pragma("query_only = ON");
   handle.pragma("busy_timeout = 5000");
-  // A 32 MiB memory map plus a 16 MiB page cache: fast, and inside the RSS budget (docs/performance.md "Targets") with the writer's cache.
-  handle.pragma("cache_size = -16384");
+  // The page cache, and a 32 MiB memory map of the file's first pages (read without a copy).
+  handle.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
   handle.pragma("mmap_size = 33554432");
   const budget = options.statementCacheBytes;
   const statements = withStatementCache("sqlite_reader_statements", handle, budget);
