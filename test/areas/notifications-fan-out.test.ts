@@ -1,5 +1,6 @@
 import { expect, it, vi } from "vitest";
-import { FAN_OUT, fanOutJob } from "../../src/areas/notifications/fan-out.js";
+import { FAN_OUT, fanOutJob, owe } from "../../src/areas/notifications/fan-out.js";
+import { notifications, OWED_BYTES_PER_STEP } from "../../src/privacy/kinds/notifications.js";
 import { holdJobs } from "../support/jobs.js";
 import { forEachDialect, type TestServer } from "../support/server.js";
 
@@ -190,6 +191,49 @@ forEachDialect(
       expect(await inbox(s, "org-d", "n")).toEqual(once);
       await held.run();
       expect(await inbox(s, "org-d", "n")).toEqual(everyone);
+    });
+
+    it("blanks an erased user in open fan-out lists a byte budget at a time, one list at least", async () => {
+      const s = server();
+      const held = holdJobs(s);
+      // Owed lists of ids of 250 three-byte characters: one over the step's budget, then three
+      // of which two fit in it.
+      const owedList = async (jobId: string, bytes: number) => {
+        const ids = Array.from({ length: Math.ceil(bytes / 760) }, (_, i) => `${"€".repeat(250)}${i}`);
+        const rows = ["gone", ...ids].map((userId) => ({
+          workspace_id: s.creds.apiKey,
+          organization_id: "org-e",
+          notification_id: jobId,
+          user_id: userId,
+          timestamp: 1,
+          document_id: null,
+          location_id: null,
+          is_read: 0,
+          in_for_you: 1,
+        }));
+        await s.services.database.write((trx) => owe(trx, jobId, rows, s.clock.now()));
+      };
+      await owedList("owed-a", OWED_BYTES_PER_STEP * 1.1);
+      for (const id of ["owed-b", "owed-c", "owed-d"]) await owedList(id, OWED_BYTES_PER_STEP * 0.45);
+      const scope = {
+        workspaceId: s.creds.apiKey,
+        userId: "gone",
+        organizationIds: null,
+        pseudonym: "p",
+        typed: [],
+        now: s.clock.now(),
+        atRest: s.services.keys.atRest,
+      };
+      const step = (after: string[]) =>
+        s.services.database.write((trx) => notifications.erase!(trx, scope, after, 200));
+      expect(await step(["owed"])).toEqual({ erased: 1, next: ["owed", "owed-a"] });
+      expect(await step(["owed", "owed-a"])).toEqual({ erased: 2, next: ["owed", "owed-c"] });
+      expect(await step(["owed", "owed-c"])).toEqual({ erased: 1, next: null });
+      for (const job of await fanOuts(s, "org-e")) {
+        expect(JSON.parse(job.subject).userIds[0]).toBeNull();
+        expect(job.subject).not.toContain('"gone"');
+      }
+      await held.run();
     });
   },
   { env: { COLLABD_ERASURE_BATCH_ROWS: String(SLICE), COLLABD_ERASURE_POLL_MS: "0" } },

@@ -23,6 +23,7 @@ import * as workspaceConfigs from "./0023_workspace_configs.js";
 import * as crdt from "./0024_crdt.js";
 import * as operatorTokens from "./0025_operator_tokens.js";
 import * as authSignal from "./0028_auth_signal.js";
+import * as openTasksByKind from "./0029_open_tasks_by_kind.js";
 
 /** Every migration, in order. Names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   "0024_crdt": crdt,
   "0025_operator_tokens": operatorTokens,
   "0028_auth_signal": authSignal,
+  "0029_open_tasks_by_kind": openTasksByKind,
 };

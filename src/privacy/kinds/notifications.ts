@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { FAN_OUT } from "../../areas/notifications/fan-out.js";
 import type { WriteTx } from "../../db/handles.js";
 import { recordsChanged } from "../../records/effects.js";
@@ -90,15 +91,26 @@ async function eraseInboxRows(tx: WriteTx, scope: ErasureScope, batch: number) {
 }
 
 /**
+ * Bytes of open fan-out subjects one step of the owed walk reads and may rewrite. A subject
+ * lists up to 1 800 user ids of up to 768 bytes each (about 1.4 MB), so `batch` whole subjects
+ * could be hundreds of MB in one transaction; the step sizes them first and reads those that
+ * fit, at least one.
+ */
+export const OWED_BYTES_PER_STEP = 1 << 20;
+
+/**
  * Open fan-out jobs owe inbox rows to users by id (notifications/fan-out.ts); the job would
  * write none for this user (the record no longer addresses them), but its subject still
  * names them until it runs. Their id is blanked in place, not removed: the job's cursor is
- * a position in that list. Walk: the workspace's open fan-out tasks in job id order.
+ * a position in that list. Walk: the workspace's open fan-out tasks in job id order (the
+ * partial index job_tasks_open_by_kind), up to `batch` of them and OWED_BYTES_PER_STEP.
  */
 async function eraseOwedRows(tx: WriteTx, scope: ErasureScope, after: Position, batch: number) {
-  let tasks = tx
+  // octet_length reads neither dialect's stored value: SQLite takes it from the record's
+  // header, PostgreSQL from the TOAST pointer.
+  let open = tx
     .selectFrom("job_tasks")
-    .select(["job_id", "seq", "subject"])
+    .select(["job_id", "seq", sql<number | string | null>`octet_length(subject)`.as("bytes")])
     .where("workspace_id", "=", scope.workspaceId)
     .where("kind", "=", FAN_OUT)
     .where("completed_at", "is", null)
@@ -106,8 +118,29 @@ async function eraseOwedRows(tx: WriteTx, scope: ErasureScope, after: Position, 
     .orderBy("seq")
     .limit(batch);
   const afterJob = after?.[0];
-  if (typeof afterJob === "string") tasks = tasks.where("job_id", ">", afterJob);
-  const rows = await tasks.execute();
+  if (typeof afterJob === "string") open = open.where("job_id", ">", afterJob);
+  const sized = await open.execute();
+  const taken: typeof sized = [];
+  let bytes = 0;
+  for (const task of sized) {
+    bytes += Number(task.bytes ?? 0);
+    if (taken.length > 0 && bytes > OWED_BYTES_PER_STEP) break;
+    taken.push(task);
+  }
+  const last = taken.at(-1);
+  if (!last) return { erased: 0, next: null };
+  const rows = await tx
+    .selectFrom("job_tasks")
+    .select(["job_id", "seq", "subject"])
+    .where("workspace_id", "=", scope.workspaceId)
+    .where((eb) =>
+      eb(
+        eb.refTuple("job_id", "seq"),
+        "in",
+        taken.map((task) => eb.tuple(task.job_id, task.seq)),
+      ),
+    )
+    .execute();
   let erased = 0;
   for (const row of rows) {
     if (row.subject === null) continue;
@@ -124,6 +157,6 @@ async function eraseOwedRows(tx: WriteTx, scope: ErasureScope, after: Position, 
       .execute();
     erased++;
   }
-  const last = rows.at(-1);
-  return { erased, next: rows.length < batch || !last ? null : ["owed", last.job_id] };
+  const more = taken.length < sized.length || sized.length === batch;
+  return { erased, next: more ? ["owed", last.job_id] : null };
 }
