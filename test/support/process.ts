@@ -59,7 +59,7 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+export async function startServe(env: Record<string, string | undefined>): Promise<ServeProcess> {
   const child = spawn(process.execPath, [...COMMAND, "serve"], {
     env: { ...process.env, PORT: "0", COLLABD_LOG_LEVEL: "info", ...ONE_PROCESS, ...env },
     stdio: ["ignore", "pipe", "pipe"],
