@@ -11,8 +11,8 @@ const hasCompileCache =
 
 /**
  * The service turns on Node.js's module compile cache itself (docs/decisions.md "Compiled code
- * is kept between starts"): with nothing set, it lands in the temporary directory, and a
- * second start finds the code the first compiled.
+ * is kept between starts"): with nothing set, the code it compiles lands in Node.js's own
+ * directory under the temporary directory, where the next start reads it.
  */
 describe.runIf(hasCompileCache)("compiled code kept between starts", () => {
   const made: string[] = [];
