@@ -1,3 +1,5 @@
+import { PAGE_CACHE_KIB } from "../../src/db/database.js";
+import { placeholders } from "../../src/db/raw.js";
 import { loadSqlite } from "../../src/db/sqlite-driver.js";
 import { FLOOR_ORGANIZATION_DOCUMENT, floorLoop, rowsLike, type StoredActivity } from "./template.js";
 
@@ -26,7 +28,7 @@ const db = new Database(path, { fileMustExist: true });
 db.pragma("journal_mode = WAL");
 db.pragma("synchronous = FULL");
 db.pragma("busy_timeout = 5000");
-db.pragma("cache_size = -16384");
+db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
 db.pragma("wal_autocheckpoint = 10000");
 const template = db
   .prepare(
@@ -37,7 +39,7 @@ if (template.length < Number(batch))
   throw new Error(`only ${template.length} rows in ${organization}/${document}`);
 const columns = Object.keys(template[0]!);
 const insert = db.prepare(
-  `insert into activities (${columns.join(", ")}) values (${columns.map(() => "?").join(", ")})`,
+  `insert into activities (${columns.join(", ")}) values (${placeholders(columns.length)})`,
 );
 const next = rowsLike(template);
 const insertAll = db.transaction((rows: readonly StoredActivity[]) => {

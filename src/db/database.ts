@@ -152,7 +152,7 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
  * caches of the writer and of both workers' readers filled under 1 M records and were 44 MB of
  * the service's peak, with no gain in gets or adds (docs/decisions.md "SQLite page caches").
  */
-const PAGE_CACHE_KIB = 4096;
+export const PAGE_CACHE_KIB = 4096;
 
 function openSqlite(Sqlite: typeof BetterSqlite3, path: string, options: OpenOptions): Database {
   const inMemory = path === ":memory:" || path === "";
